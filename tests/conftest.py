@@ -1,0 +1,26 @@
+"""Test options: slow experiments run only with --runslow; gpu tests only where CUDA is."""
+
+import pytest
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--runslow", action="store_true", help="run tests marked slow")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if not config.getoption("--runslow"):
+        skip = pytest.mark.skip(reason="slow: run with --runslow (make test-slow)")
+        for item in items:
+            if "slow" in item.keywords:
+                item.add_marker(skip)
+    try:
+        import torch
+
+        has_cuda = torch.cuda.is_available()
+    except ImportError:  # pragma: no cover
+        has_cuda = False
+    if not has_cuda:
+        skip_gpu = pytest.mark.skip(reason="needs a CUDA device")
+        for item in items:
+            if "gpu" in item.keywords:
+                item.add_marker(skip_gpu)

@@ -1,0 +1,34 @@
+"""The rules engine: board geometry, one readable game, many vectorized games, input planes."""
+
+from trapy_rl.game.batch import BatchGame
+from trapy_rl.game.board import REGION_COLORS, REGION_NAMES, Board
+from trapy_rl.game.planes import NUM_PLANES, encode_planes, mirror_planes, mirror_policy
+from trapy_rl.game.state import (
+    BLUE,
+    EMPTY,
+    PLAYER_NAMES,
+    YELLOW,
+    GameState,
+    IllegalMoveError,
+    find_winner,
+    other,
+)
+
+__all__ = [
+    "BLUE",
+    "EMPTY",
+    "NUM_PLANES",
+    "PLAYER_NAMES",
+    "REGION_COLORS",
+    "REGION_NAMES",
+    "YELLOW",
+    "BatchGame",
+    "Board",
+    "GameState",
+    "IllegalMoveError",
+    "encode_planes",
+    "find_winner",
+    "mirror_planes",
+    "mirror_policy",
+    "other",
+]

@@ -1,0 +1,283 @@
+"""Many games of Trap Y at once, as numpy arrays, with incremental win detection.
+
+Each placement looks only at the six neighbours of the new stone. Every stone carries a group
+label (the cell index of one stone of its group) and every label carries the region mask its
+group touches, so a move ORs at most six masks, and only a move that joins two or more groups
+relabels the cells of the smaller ones (in the few games where that happens). This is what
+`GameState` computes with a flood fill, at a cost that does not grow with the group.
+
+Shapes: B games, K cells, A = K + 1 actions. Internally the cell axis has one extra column,
+index K, that is always empty: the -1 padding of `Board.neighbors` then reads it for free.
+
+Mutating methods: `step`, `reset`, `resign`, `copy_from`, `assign`. Everything else reads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from trapy_rl.game.board import Board
+from trapy_rl.game.state import BLUE, EMPTY, YELLOW, GameState, IllegalMoveError
+
+__all__ = ["BatchGame"]
+
+_FIELDS = ("_stones", "_labels", "_group_regions", "to_move", "winner", "move_count", "history")
+
+
+class BatchGame:
+    """B independent games stepped together.
+
+    Attributes:
+        board: the geometry shared by all games.
+        num_games: B.
+        stones: [B, K] int8 view, 0 empty, 1 blue, 2 yellow.
+        to_move: [B] int8, the player to move (1 blue, 2 yellow).
+        winner: [B] int8, 0 while the game goes on.
+        move_count: [B] int16, moves played (the swap counts as a move).
+        history: [B, K + 1] int16, the actions played, -1 past ``move_count``.
+        resigned: [B] bool, the game ended by resignation.
+    """
+
+    def __init__(self, num_games: int, board: Board | None = None, *, side: int | None = None):
+        if num_games < 1:
+            raise ValueError(f"num_games must be >= 1, got {num_games}")
+        if board is not None and side is not None and board.side != side:
+            raise ValueError(f"board of side {board.side} given with side={side}")
+        self.board = board if board is not None else Board(side if side is not None else 10)
+        self.num_games = int(num_games)
+        k = self.board.num_cells
+        self._stones = np.zeros((num_games, k + 1), dtype=np.int8)
+        # The label of an empty cell is K, whose group region mask is always 0.
+        self._labels = np.full((num_games, k + 1), k, dtype=np.int16)
+        self._group_regions = np.zeros((num_games, k + 1), dtype=np.uint8)
+        self.to_move = np.full(num_games, BLUE, dtype=np.int8)
+        self.winner = np.zeros(num_games, dtype=np.int8)
+        self.move_count = np.zeros(num_games, dtype=np.int16)
+        self.history = np.full((num_games, k + 1), -1, dtype=np.int16)
+        self.resigned = np.zeros(num_games, dtype=bool)
+        # Per-board constants with the sentinel column appended (row K: no neighbours).
+        self._neighbors = self.board.neighbors.astype(np.intp)
+        self._region_masks = self.board.region_masks
+        self._win_table = self.board.win_table
+
+    # ------------------------------------------------------------------ views and queries
+    @property
+    def stones(self) -> np.ndarray:
+        """[B, K] int8 view of the stones."""
+        return self._stones[:, :-1]
+
+    @property
+    def is_over(self) -> np.ndarray:
+        """[B] bool."""
+        return self.winner != 0
+
+    @property
+    def swap_allowed(self) -> np.ndarray:
+        """[B] bool: the second move of a game not over (yellow to move)."""
+        return (self.move_count == 1) & (self.winner == 0)
+
+    @property
+    def last_action(self) -> np.ndarray:
+        """[B] int16, -1 before the first move."""
+        rows = np.arange(self.num_games)
+        return np.where(self.move_count > 0, self.history[rows, self.move_count - 1], -1)
+
+    def legal_mask(self) -> np.ndarray:
+        """[B, A] bool: empty cells and the swap where allowed; all False in finished games."""
+        mask = np.empty((self.num_games, self.board.num_actions), dtype=bool)
+        np.equal(self._stones[:, :-1], EMPTY, out=mask[:, :-1])
+        mask[:, :-1] &= (self.winner == 0)[:, None]
+        mask[:, -1] = self.swap_allowed
+        return mask
+
+    def winning_group(self, game: int) -> np.ndarray:
+        """[n] int: cells of the winning group of ``game`` (empty if none or resigned)."""
+        if not self.winner[game] or self.resigned[game]:
+            return np.zeros(0, dtype=np.intp)
+        last = int(self.history[game, self.move_count[game] - 1])
+        return np.flatnonzero(self._labels[game, :-1] == self._labels[game, last])
+
+    def group_regions(self) -> np.ndarray:
+        """[B, K] uint8: the region mask of the group of each cell (0 for empty cells)."""
+        rows = np.arange(self.num_games)[:, None]
+        return self._group_regions[rows, self._labels[:, :-1]]
+
+    # ------------------------------------------------------------------ stepping
+    def step(self, actions: np.ndarray | Sequence[int]) -> np.ndarray:
+        """Play one action in every game not over; finished games ignore theirs.
+
+        Args:
+            actions: [B] int, an action index per game.
+
+        Returns:
+            [B] bool, the games this step ended (the mover won).
+
+        Raises:
+            IllegalMoveError: naming every offending game, its action and why; nothing moves.
+        """
+        actions = np.asarray(actions)
+        if actions.shape != (self.num_games,):
+            raise ValueError(f"actions must have shape ({self.num_games},), got {actions.shape}")
+        games = np.flatnonzero(self.winner == 0)
+        acts = actions[games].astype(np.intp)
+        self._check(games, acts)
+        k = self.board.num_cells
+        movers = self.to_move[games]
+        moving = games
+
+        swapping = acts == k
+        if swapping.any():
+            swap_games = games[swapping]
+            first = self.history[swap_games, 0].astype(np.intp)
+            self._stones[swap_games, first] = YELLOW  # the group keeps its label and regions
+            games, acts, movers = games[~swapping], acts[~swapping], movers[~swapping]
+
+        self._stones[games, acts] = movers
+        # Labels of same-coloured neighbours; others (and off-board) read the sentinel K.
+        nbrs = self._neighbors[acts]  # [n, 6]
+        rows = games[:, None]
+        same = self._stones[rows, nbrs] == movers[:, None]
+        nbr_labels = np.where(same, self._labels[rows, nbrs], k)  # [n, 6]
+        regions = np.bitwise_or.reduce(self._group_regions[rows, nbr_labels], axis=1)
+        regions |= self._region_masks[acts]
+        # Join the new stone to its neighbour group with the smallest label (or start one).
+        target = nbr_labels.min(axis=1)
+        target = np.where(target == k, acts, target)
+        self._labels[games, acts] = target
+        self._group_regions[games, target] = regions
+        merging = ((nbr_labels != target[:, None]) & (nbr_labels != k)).any(axis=1)
+        if merging.any():
+            self._merge(games[merging], nbr_labels[merging], target[merging])
+
+        won = self._win_table[regions]
+        self.winner[games[won]] = movers[won]
+
+        # Every game that was not over before this step moved (a placement or the swap).
+        self.history[moving, self.move_count[moving]] = actions[moving]
+        self.move_count[moving] += 1
+        self.to_move[moving] = 3 - self.to_move[moving]
+        ended = np.zeros(self.num_games, dtype=bool)
+        ended[games[won]] = True
+        return ended
+
+    def _merge(self, games: np.ndarray, nbr_labels: np.ndarray, target: np.ndarray) -> None:
+        """Relabel the groups in ``nbr_labels`` [m, 6] to ``target`` [m] in ``games`` [m]."""
+        labels = self._labels[games]  # [m, K + 1]
+        k = self.board.num_cells
+        joined = np.zeros(labels.shape, dtype=bool)
+        for column in range(nbr_labels.shape[1]):
+            label = nbr_labels[:, column : column + 1]
+            joined |= (labels == label) & (label != k)
+        self._labels[games] = np.where(joined, target[:, None], labels)
+
+    def _check(self, games: np.ndarray, acts: np.ndarray) -> None:
+        k = self.board.num_cells
+        out_of_range = (acts < 0) | (acts > k)
+        safe = np.where(out_of_range, 0, acts)
+        bad_swap = (safe == k) & (self.move_count[games] != 1)
+        occupied = (safe < k) & (self._stones[games, safe] != EMPTY) & ~out_of_range
+        bad = out_of_range | bad_swap | occupied
+        if not bad.any():
+            return
+        problems = []
+        for g, a, oor, sw in zip(games[bad], acts[bad], out_of_range[bad], bad_swap[bad]):
+            if oor:
+                why = f"action {a} is out of range 0..{k}"
+            elif sw:
+                why = "swap is not allowed now (only yellow, as the second move)"
+            else:
+                why = f"{self.board.cell_name(int(a))} is occupied"
+            problems.append(f"game {g}: {why}")
+        shown = "; ".join(problems[:10]) + (f"; and {len(problems) - 10} more" if len(problems) > 10 else "")
+        raise IllegalMoveError(f"illegal actions in {len(problems)} game(s): {shown}")
+
+    def resign(self, games: np.ndarray | Sequence[int]) -> None:
+        """The player to move resigns in each of ``games`` (indices or [B] bool) not yet over."""
+        games = np.asarray(games)
+        games = np.flatnonzero(games) if games.dtype == bool else games.astype(np.intp)
+        games = games[self.winner[games] == 0]
+        self.winner[games] = 3 - self.to_move[games]
+        self.resigned[games] = True
+
+    def reset(self, games: np.ndarray | Sequence[int] | None = None) -> None:
+        """Start new games in ``games`` (indices or [B] bool; default all)."""
+        if games is None:
+            games = np.arange(self.num_games)
+        games = np.asarray(games)
+        if games.dtype == bool:
+            games = np.flatnonzero(games)
+        k = self.board.num_cells
+        self._stones[games] = EMPTY
+        self._labels[games] = k
+        self._group_regions[games] = 0
+        self.to_move[games] = BLUE
+        self.winner[games] = 0
+        self.move_count[games] = 0
+        self.history[games] = -1
+        self.resigned[games] = False
+
+    # ------------------------------------------------------------------ copies
+    def copy(self) -> BatchGame:
+        clone = object.__new__(BatchGame)
+        clone.__dict__.update(self.__dict__)
+        for name in (*_FIELDS, "resigned"):
+            setattr(clone, name, getattr(self, name).copy())
+        return clone
+
+    def copy_from(self, other: BatchGame) -> None:
+        """Overwrite this batch's state with ``other``'s (same B and board), without allocating."""
+        if other.board is not self.board or other.num_games != self.num_games:
+            raise ValueError("copy_from needs a batch of the same board and size")
+        for name in (*_FIELDS, "resigned"):
+            np.copyto(getattr(self, name), getattr(other, name))
+
+    def take(self, games: np.ndarray | Sequence[int]) -> BatchGame:
+        """A new batch holding copies of ``games`` (indices, repeats allowed), in that order."""
+        games = np.asarray(games, dtype=np.intp)
+        clone = object.__new__(BatchGame)
+        clone.__dict__.update(self.__dict__)
+        clone.num_games = len(games)
+        for name in (*_FIELDS, "resigned"):
+            setattr(clone, name, getattr(self, name)[games])
+        return clone
+
+    def assign(self, games: np.ndarray | Sequence[int], source: BatchGame) -> None:
+        """Write the games of ``source`` (in order) into positions ``games`` of this batch."""
+        games = np.asarray(games, dtype=np.intp)
+        if source.board is not self.board or source.num_games != len(games):
+            raise ValueError("assign needs a source of the same board with one game per index")
+        for name in (*_FIELDS, "resigned"):
+            getattr(self, name)[games] = getattr(source, name)
+
+    # ------------------------------------------------------------------ conversions
+    @classmethod
+    def from_states(cls, states: Sequence[GameState]) -> BatchGame:
+        """A batch replaying the histories of ``states`` (all on one board)."""
+        if not states:
+            raise ValueError("from_states needs at least one state")
+        batch = cls(len(states), states[0].board)
+        if any(s.board is not batch.board for s in states):
+            raise ValueError("all states must be on the same board")
+        for ply in range(max(s.move_count for s in states)):
+            acts = np.array([s.history[ply] if ply < s.move_count else 0 for s in states])
+            live = np.array([ply < s.move_count for s in states])
+            saved = batch.winner.copy()
+            batch.winner[~live] = 1  # freeze games whose history is exhausted
+            batch.step(acts)
+            batch.winner[~live] = saved[~live]
+        for i, s in enumerate(states):
+            if s.resigned:
+                batch.winner[i] = s.winner
+                batch.resigned[i] = True
+        return batch
+
+    def to_state(self, game: int) -> GameState:
+        """The `GameState` of one game, replayed from its history."""
+        state = GameState(self.board)
+        for action in self.history[game, : self.move_count[game]]:
+            state.play(int(action))
+        if self.resigned[game]:
+            state.winner, state.resigned = int(self.winner[game]), True
+        return state
