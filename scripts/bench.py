@@ -1,0 +1,71 @@
+"""Benchmarks of the toolkit, by section; prints each figure with the machine it ran on.
+
+    python scripts/bench.py                 # every section
+    python scripts/bench.py env search      # chosen sections
+    python scripts/bench.py env --quick     # a short run, to check the script works
+
+Each section is a module ``benchmarks/<section>.py`` with ``run(quick: bool) -> list[dict]``;
+a row has ``name``, ``value``, ``unit`` and optional ``note``. Figures are medians of repeats.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import platform
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SECTIONS = ("env", "net", "search", "selfplay")
+
+
+def machine() -> str:
+    """One line naming the CPU, core count and library versions."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    import numpy
+
+    parts = [cpu, f"{os.cpu_count()} cores", f"python {platform.python_version()}"]
+    parts.append(f"numpy {numpy.__version__}")
+    try:
+        import torch
+
+        parts.append(f"torch {torch.__version__} ({torch.get_num_threads()} threads)")
+    except ImportError:
+        pass
+    return ", ".join(parts)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("sections", nargs="*", default=list(SECTIONS), choices=SECTIONS)
+    parser.add_argument("--quick", action="store_true", help="few repeats, small sizes")
+    parser.add_argument("--json", type=Path, help="also write the rows to this file")
+    args = parser.parse_args(argv)
+    sys.path.insert(0, str(ROOT))
+    print(f"machine: {machine()}")
+    rows = []
+    for section in args.sections:
+        module = importlib.import_module(f"benchmarks.{section}")
+        print(f"\n== {section} ==")
+        for row in module.run(args.quick):
+            row = {"section": section, **row}
+            rows.append(row)
+            note = f"  ({row['note']})" if row.get("note") else ""
+            print(f"{row['name']:<48} {row['value']:>14,.1f} {row['unit']}{note}", flush=True)
+    if args.json:
+        args.json.write_text(json.dumps({"machine": machine(), "rows": rows}, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
