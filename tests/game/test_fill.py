@@ -72,7 +72,7 @@ def test_winning_players_on_partial_positions(side: int) -> None:
     rng = np.random.default_rng(7 * side)
     batch = random_positions(board, 120, rng)
     fast = winning_players(batch.stones, board)
-    for stones, row, winner in zip(batch.stones, fast, batch.winner):
+    for stones, row, winner in zip(batch.stones, fast, batch.winner, strict=True):
         assert tuple(row) == reference_winning_players(stones, board)
         # A legally reached position: only the player the engine names can have won.
         assert row.sum() == (winner != 0) and (winner == 0 or row[winner - 1])
@@ -106,7 +106,7 @@ def test_random_fill_keeps_stones_and_alternates(side: int, seed: int, n: int) -
     assert np.isin(full, (BLUE, YELLOW)).all()
     occupied = before != EMPTY
     np.testing.assert_array_equal(full[occupied], before[occupied])
-    for row, old, mover in zip(full, before, batch.to_move):
+    for row, old, mover in zip(full, before, batch.to_move, strict=True):
         empty = old == EMPTY
         e = int(empty.sum())
         assert (row[empty] == mover).sum() == (e + 1) // 2

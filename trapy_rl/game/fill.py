@@ -149,7 +149,7 @@ def _hex_structure() -> np.ndarray:
     return structure
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _perimeter(board: Board) -> tuple[np.ndarray, np.ndarray]:
     """The cells with a region ([P] int) and their region masks ([P] uint8)."""
     cells = np.flatnonzero(board.region_masks)
