@@ -190,7 +190,9 @@ class BatchGame:
             else:
                 why = f"{self.board.cell_name(int(a))} is occupied"
             problems.append(f"game {g}: {why}")
-        shown = "; ".join(problems[:10]) + (f"; and {len(problems) - 10} more" if len(problems) > 10 else "")
+        shown = "; ".join(problems[:10]) + (
+            f"; and {len(problems) - 10} more" if len(problems) > 10 else ""
+        )
         raise IllegalMoveError(f"illegal actions in {len(problems)} game(s): {shown}")
 
     def resign(self, games: np.ndarray | Sequence[int]) -> None:

@@ -23,7 +23,7 @@ import re
 
 import numpy as np
 
-__all__ = ["Board", "REGION_NAMES", "REGION_COLORS", "winning_region_sets"]
+__all__ = ["REGION_COLORS", "REGION_NAMES", "Board", "winning_region_sets"]
 
 # Region k is bit k of a cell's region mask, in the counter-clockwise cycle of RULES.md.
 REGION_NAMES: tuple[str, ...] = ("bottom-left", "bottom-right", "right", "top", "left")
@@ -56,9 +56,7 @@ def winning_region_sets() -> np.ndarray:
             def adjacent(a: int, b: int) -> bool:
                 return (a - b) % NUM_REGIONS in (1, NUM_REGIONS - 1)
 
-            table[mask] = any(
-                not any(adjacent(k, j) for j in members if j != k) for k in members
-            )
+            table[mask] = any(not any(adjacent(k, j) for j in members if j != k) for k in members)
     return table
 
 
@@ -184,7 +182,7 @@ def _check_side(side: int) -> int:
     return int(side)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _board_of_side(side: int) -> Board:
     board = object.__new__(Board)
     n = side

@@ -30,10 +30,10 @@ from trapy_rl.game.board import NUM_REGIONS, Board
 __all__ = [
     "NUM_PLANES",
     "PLANE_NAMES",
+    "cells_to_grid",
     "encode_planes",
     "mirror_planes",
     "mirror_policy",
-    "cells_to_grid",
 ]
 
 PLANE_NAMES: tuple[str, ...] = (
@@ -53,7 +53,7 @@ _REGION0 = PLANE_NAMES.index("region_bottom_left")
 _MIRROR_REGION = (1, 0, 4, 3, 2)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _layout(board: Board) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(flat grid index of each cell [K], static planes [C, H*W], mirror of grid points [H*W])."""
     height, width = board.grid_shape

@@ -22,13 +22,14 @@ from trapy_rl.game.board import Board
 __all__ = [
     "BLUE",
     "EMPTY",
-    "YELLOW",
     "PLAYER_NAMES",
+    "YELLOW",
     "GameState",
     "IllegalMoveError",
     "find_winner",
     "group_of",
     "other",
+    "winning_players",
 ]
 
 EMPTY, BLUE, YELLOW = 0, 1, 2
@@ -71,19 +72,15 @@ def regions_of(cells: Iterable[int], board: Board) -> int:
     return mask
 
 
-def find_winner(stones: np.ndarray, board: Board | None = None) -> int:
-    """Winner of any position by flood fill of every group: 1, 2, or 0 when nobody has won.
-
-    This is the slow, obviously correct reference. On a position reached by legal play at
-    most one player can have a winning group; should both (an arbitrary array), blue is
-    reported.
+def winning_players(stones: np.ndarray, board: Board | None = None) -> set[int]:
+    """The players with a winning group, by flood fill of every group (slow reference).
 
     Args:
-        stones: [K] int8 (or any integer dtype), 0 empty, 1 blue, 2 yellow.
+        stones: [K] int (any integer dtype), 0 empty, 1 blue, 2 yellow.
     """
     board = board or Board(_side_of(len(stones)))
     seen = np.zeros(board.num_cells, dtype=bool)
-    winners = set()
+    winners: set[int] = set()
     for cell in range(board.num_cells):
         if stones[cell] == EMPTY or seen[cell]:
             continue
@@ -91,7 +88,21 @@ def find_winner(stones: np.ndarray, board: Board | None = None) -> int:
         seen[group] = True
         if board.win_table[regions_of(group, board)]:
             winners.add(int(stones[cell]))
-    return min(winners) if winners else 0
+    return winners
+
+
+def find_winner(stones: np.ndarray, board: Board | None = None) -> int:
+    """Winner of any position: 1, 2, or 0 when nobody has a winning group (slow reference).
+
+    At most one player can have a winning group on any board (a winning group separates the
+    opponent from the regions it would need), so the answer is unique.
+
+    Args:
+        stones: [K] int (any integer dtype), 0 empty, 1 blue, 2 yellow.
+    """
+    winners = winning_players(stones, board)
+    assert len(winners) <= 1, "both players have a winning group"
+    return winners.pop() if winners else 0
 
 
 def _side_of(num_cells: int) -> int:
