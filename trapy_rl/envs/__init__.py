@@ -1,0 +1,21 @@
+"""Gymnasium environments: one game (`TrapYEnv`) and N games on one `BatchGame` (`TrapYVectorEnv`).
+
+Both are registered as ``trapy_rl/TrapY-v0`` when ``trapy_rl`` is imported::
+
+    env = gymnasium.make("trapy_rl/TrapY-v0", side=5, opponent="random")
+    envs = gymnasium.make_vec("trapy_rl/TrapY-v0", num_envs=64,
+                              vectorization_mode="vector_entry_point")
+"""
+
+from trapy_rl.envs.spaces import BatchedLegalActions, LegalActions
+from trapy_rl.envs.trap_y_env import Opponent, TrapYEnv
+from trapy_rl.envs.vector_env import BatchOpponent, TrapYVectorEnv
+
+__all__ = [
+    "BatchOpponent",
+    "BatchedLegalActions",
+    "LegalActions",
+    "Opponent",
+    "TrapYEnv",
+    "TrapYVectorEnv",
+]
