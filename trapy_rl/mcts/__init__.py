@@ -1,0 +1,18 @@
+"""Batched Monte-Carlo tree search (PUCT) over many games at once, with subtree reuse."""
+
+from trapy_rl.mcts.policies import add_dirichlet_noise, select_actions, select_puct, softmax_priors
+from trapy_rl.mcts.reference import ReferenceSearch
+from trapy_rl.mcts.search import MCTS, Evaluator, SearchResult
+from trapy_rl.mcts.tree import Tree
+
+__all__ = [
+    "MCTS",
+    "Evaluator",
+    "ReferenceSearch",
+    "SearchResult",
+    "Tree",
+    "add_dirichlet_noise",
+    "select_actions",
+    "select_puct",
+    "softmax_priors",
+]

@@ -1,0 +1,382 @@
+"""Batched PUCT search: the trees of many games descended, evaluated and backed up together.
+
+Legend: B games (the size of the batch the search serves), n games searched in one call
+(``games``), N tree nodes per game, A actions.
+
+One simulation step does, for all n games at once:
+
+1. *select*: descend every tree from its root with `select_puct`, one depth level per
+   vectorized pass, until an action whose child is not expanded yet (a new leaf) or a known
+   terminal node;
+2. *replay*: copy the n root positions and replay each game's path of actions with
+   `BatchGame.step`, one depth level per call (no position is stored in the tree);
+3. *evaluate*: one evaluator call for every new leaf whose game is not over; a leaf where the
+   game is over is scored exactly, -1 for the player to move there (the mover just won);
+4. *expand and back up*: add the new leaves to the trees and add the leaf value along each
+   path, its sign flipping every ply (the player to move alternates every move, the swap too).
+
+The root of a tree is evaluated once, when the tree is empty; it counts as the root's first
+visit. `MCTS.advance` keeps the subtree of the move played, so its statistics carry over.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+from trapy_rl.game.batch import BatchGame
+from trapy_rl.game.board import Board
+from trapy_rl.mcts.policies import add_dirichlet_noise, select_puct, softmax_priors
+from trapy_rl.mcts.tree import NO_CHILD, Tree
+
+__all__ = ["MCTS", "Evaluator", "SearchResult"]
+
+
+class Evaluator(Protocol):
+    """Anything that scores positions: a network, a uniform prior, a test oracle.
+
+    Called as ``evaluator(batch, games)`` with ``games`` [n] int indices into ``batch``; returns
+    ``(logits [n, A] float32, values [n] float32)``: illegal actions may be -inf (the search
+    masks them anyway) and values in [-1, 1] are for the player to move in each game.
+    """
+
+    def __call__(self, batch: BatchGame, games: np.ndarray) -> tuple[np.ndarray, np.ndarray]: ...
+
+
+@dataclass
+class SearchResult:
+    """What one search returns for the n games searched, in the order of ``games``.
+
+    Attributes:
+        games: [n] intp, the games searched.
+        visit_counts: [n, A] int32, the root's children's visit counts (reused visits included).
+        root_values: [n] float32, the root's mean value for the player to move.
+        q_values: [n, A] float32, each root child's mean value for the player to move at the
+            root; 0 where the child has no visits.
+        priors: [n, A] float32, the evaluator's prior at the root (without noise).
+    """
+
+    games: np.ndarray
+    visit_counts: np.ndarray
+    root_values: np.ndarray
+    q_values: np.ndarray
+    priors: np.ndarray
+
+
+class MCTS:
+    """PUCT search over the games of one batch, with subtree reuse.
+
+    Args:
+        evaluator: see `Evaluator`.
+        board: the board of the games.
+        num_games: B, the size of the batches `search` receives.
+        num_simulations: simulations per `search` call unless the call says otherwise.
+        c_puct: the exploration constant.
+        fpu_reduction: unvisited children start at the parent's mean value minus this.
+        dirichlet_alpha: concentration of the root noise (``add_noise=True``).
+        dirichlet_fraction: weight of the root noise in the root prior.
+        capacity: initial nodes per tree (default ``num_simulations + 1``); trees grow as needed.
+        seed: seed of the generator used for the root noise.
+    """
+
+    def __init__(
+        self,
+        evaluator: Evaluator,
+        board: Board,
+        *,
+        num_games: int,
+        num_simulations: int = 64,
+        c_puct: float = 1.25,
+        fpu_reduction: float = 0.0,
+        dirichlet_alpha: float = 0.3,
+        dirichlet_fraction: float = 0.25,
+        capacity: int | None = None,
+        seed: int | None = None,
+    ):
+        if not callable(evaluator):
+            raise TypeError(f"evaluator must be callable, got {type(evaluator).__name__}")
+        if num_simulations < 1:
+            raise ValueError(f"num_simulations must be >= 1, got {num_simulations}")
+        if c_puct <= 0:
+            raise ValueError(f"c_puct must be > 0, got {c_puct}")
+        if dirichlet_alpha <= 0:
+            raise ValueError(f"dirichlet_alpha must be > 0, got {dirichlet_alpha}")
+        if not 0 <= dirichlet_fraction <= 1:
+            raise ValueError(f"dirichlet_fraction must be in [0, 1], got {dirichlet_fraction}")
+        self.evaluator = evaluator
+        self.board = board
+        self.num_games = int(num_games)
+        self.num_simulations = int(num_simulations)
+        self.c_puct = float(c_puct)
+        self.fpu_reduction = float(fpu_reduction)
+        self.dirichlet_alpha = float(dirichlet_alpha)
+        self.dirichlet_fraction = float(dirichlet_fraction)
+        self.rng = np.random.default_rng(seed)
+        self.tree = Tree(num_games, board.num_actions, capacity or num_simulations + 1)
+        # The position each tree's root stands for: its move count and history.
+        self._root_move_count = np.zeros(num_games, dtype=np.int16)
+        self._root_history = np.full((num_games, board.num_cells + 1), -1, dtype=np.int16)
+
+    # ------------------------------------------------------------------ tree management
+    def reset(self, games: np.ndarray | None = None) -> None:
+        """Forget the trees of ``games`` ([n] int or [B] bool; default all)."""
+        self.tree.reset(self._game_indices(games))
+
+    def advance(self, actions: np.ndarray) -> None:
+        """Move every root to the child of the action played, keeping that child's subtree.
+
+        Args:
+            actions: [B] int, the action played in each game; -1 leaves that game's tree as it
+                is. A game whose tree lacks the child (or where the move ended the game) gets
+                an empty tree.
+        """
+        actions = np.asarray(actions)
+        if actions.shape != (self.num_games,):
+            raise ValueError(f"actions must have shape ({self.num_games},), got {actions.shape}")
+        if ((actions < -1) | (actions >= self.board.num_actions)).any():
+            raise ValueError(f"actions must be in -1..{self.board.num_actions - 1}")
+        moved = np.flatnonzero(actions >= 0)
+        acts = actions[moved].astype(np.intp)
+        self._root_history[moved, self._root_move_count[moved]] = acts
+        self._root_move_count[moved] += 1
+        tree = self.tree
+        live = tree.num_nodes[moved] > 0
+        moved, acts = moved[live], acts[live]
+        children = tree.children_index[moved, 0, acts]
+        reusable = children != NO_CHILD
+        reusable[reusable] = ~tree.terminal[moved[reusable], children[reusable]]
+        tree.reset(moved[~reusable])
+        tree.compact(moved[reusable], children[reusable])
+
+    # ------------------------------------------------------------------ search
+    def search(
+        self,
+        batch: BatchGame,
+        *,
+        games: np.ndarray | None = None,
+        add_noise: bool = False,
+        num_simulations: int | None = None,
+    ) -> SearchResult:
+        """Run ``num_simulations`` new simulations in each of ``games`` (default all).
+
+        Args:
+            batch: the current positions of the B games; not modified.
+            games: [n] int or [B] bool, the games to search (all must be in play).
+            add_noise: mix Dirichlet noise into the root priors (self-play).
+            num_simulations: overrides the default of this search.
+        """
+        if batch.board is not self.board:
+            raise ValueError(f"batch is on {batch.board}, the search on {self.board}")
+        if batch.num_games != self.num_games:
+            raise ValueError(f"batch has {batch.num_games} games, the search {self.num_games}")
+        sims = self.num_simulations if num_simulations is None else int(num_simulations)
+        if sims < 0:
+            raise ValueError(f"num_simulations must be >= 0, got {sims}")
+        gs = self._game_indices(games)
+        over = batch.winner[gs] != 0
+        if over.any():
+            raise ValueError(f"games {gs[over][:10].tolist()} are over; there is nothing to search")
+        roots = batch.take(gs)
+        self._check_roots(gs, roots)
+        tree = self.tree
+        fresh = tree.num_nodes[gs] == 0
+        self._root_move_count[gs] = roots.move_count
+        self._root_history[gs] = roots.history
+        tree.grow(int(tree.num_nodes[gs].max(initial=0)) + sims + 1)
+        if fresh.any():
+            self._expand_roots(gs, roots, np.flatnonzero(fresh))
+        clean_priors = tree.priors[gs, 0].copy()
+        if add_noise:
+            tree.priors[gs, 0] = add_dirichlet_noise(
+                clean_priors,
+                tree.legal[gs, 0],
+                self.rng,
+                dirichlet_alpha=self.dirichlet_alpha,
+                dirichlet_fraction=self.dirichlet_fraction,
+            )
+        try:
+            scratch = roots.copy()
+            for _ in range(sims):
+                self._simulate(gs, roots, scratch)
+        finally:
+            tree.priors[gs, 0] = clean_priors
+        return self._result(gs, clean_priors)
+
+    def _simulate(self, gs: np.ndarray, roots: BatchGame, scratch: BatchGame) -> None:
+        """One simulation in each game of ``gs``: select, replay, evaluate, expand, back up."""
+        tree = self.tree
+        n = len(gs)
+        # --- select: one depth level per pass over the games still descending.
+        path_nodes = [np.zeros(n, dtype=np.intp)]  # path_nodes[d][i]: node at depth d
+        path_actions = []  # path_actions[d][i]: action from depth d, -1 past the path's end
+        node = path_nodes[0]
+        active = np.arange(n)
+        leaf_parent = np.zeros(n, dtype=np.intp)
+        leaf_action = np.full(n, -1, dtype=np.intp)  # -1: the path ends at a terminal node
+        while active.size:
+            g, nd = gs[active], node[active]
+            actions = select_puct(
+                tree.priors[g, nd],
+                tree.legal[g, nd],
+                tree.edge_visits[g, nd],
+                tree.edge_value_sums[g, nd],
+                tree.node_visits[g, nd],
+                tree.node_value_sums[g, nd],
+                c_puct=self.c_puct,
+                fpu_reduction=self.fpu_reduction,
+            )
+            level = np.full(n, -1, dtype=np.intp)
+            level[active] = actions
+            path_actions.append(level)
+            child = tree.children_index[g, nd, actions]
+            new = child == NO_CHILD
+            leaf_parent[active[new]] = nd[new]
+            leaf_action[active[new]] = actions[new]
+            go_on = ~new
+            go_on[go_on] = ~tree.terminal[g[go_on], child[go_on]]
+            node = np.full(n, -1, dtype=np.intp)
+            node[active[~new]] = child[~new]
+            path_nodes.append(node)
+            active = active[go_on]
+        expanding = np.flatnonzero(leaf_action >= 0)
+        depth = np.zeros(n, dtype=np.intp)
+        for d in range(1, len(path_nodes)):
+            depth[path_actions[d - 1] >= 0] = d
+
+        # --- replay the paths of the games with a new leaf; the others stay frozen.
+        scratch.copy_from(roots)
+        frozen = leaf_action < 0
+        ended = np.zeros(n, dtype=bool)
+        scratch.winner[frozen] = 1  # a game "over" ignores its action in `step`
+        if expanding.size:
+            for level in path_actions:
+                stop = (level < 0) & ~frozen
+                frozen |= stop
+                scratch.winner[stop] = 1
+                ended |= scratch.step(np.maximum(level, 0))
+        values = np.full(n, -1.0)  # a terminal leaf: the player to move there has lost
+        evaluate = expanding[~ended[expanding]]
+        if evaluate.size:
+            scratch.winner[evaluate] = 0
+            logits, leaf_values = self.evaluator(scratch, evaluate)
+            legal = scratch.legal_mask()[evaluate]
+            priors = softmax_priors(np.asarray(logits), legal)
+            values[evaluate] = self._checked_values(leaf_values, evaluate.size)
+        # --- expand: the new leaves join their trees.
+        if expanding.size:
+            g = gs[expanding]
+            new_nodes = tree.allocate(g)
+            parents = leaf_parent[expanding]
+            acts = leaf_action[expanding]
+            tree.children_index[g, parents, acts] = new_nodes
+            tree.parents[g, new_nodes] = parents
+            tree.actions_from_parent[g, new_nodes] = acts
+            is_end = ended[expanding]
+            tree.terminal[g, new_nodes] = is_end
+            tree.legal[g[is_end], new_nodes[is_end]] = False
+            tree.priors[g[is_end], new_nodes[is_end]] = 0.0
+            if evaluate.size:
+                tree.legal[g[~is_end], new_nodes[~is_end]] = legal
+                tree.priors[g[~is_end], new_nodes[~is_end]] = priors
+            for d in range(1, len(path_nodes)):
+                here = depth[expanding] == d
+                path_nodes[d][expanding[here]] = new_nodes[here]
+        # --- back up: the value flips sign at every ply on the way to the root.
+        self._backup(gs, path_nodes, path_actions, depth, values)
+
+    def _backup(
+        self,
+        gs: np.ndarray,
+        path_nodes: list[np.ndarray],
+        path_actions: list[np.ndarray],
+        depth: np.ndarray,
+        values: np.ndarray,
+    ) -> None:
+        tree = self.tree
+        # Value at depth d for the player to move there: leaf value * (-1) ** (depth - d).
+        sign_at_root = np.where(depth % 2 == 0, 1.0, -1.0)
+        for d in range(len(path_nodes) - 1, -1, -1):
+            on_path = np.flatnonzero(depth >= d)
+            g = gs[on_path]
+            node = path_nodes[d][on_path]
+            value = values[on_path] * sign_at_root[on_path] * (1.0 if d % 2 == 0 else -1.0)
+            tree.node_visits[g, node] += 1
+            tree.node_value_sums[g, node] += value
+            if d < len(path_actions):
+                below = depth[on_path] > d
+                g, node, value = g[below], node[below], value[below]
+                act = path_actions[d][on_path[below]]
+                tree.edge_visits[g, node, act] += 1
+                tree.edge_value_sums[g, node, act] += value
+
+    # ------------------------------------------------------------------ helpers
+    def _expand_roots(self, gs: np.ndarray, roots: BatchGame, fresh: np.ndarray) -> None:
+        tree = self.tree
+        g = gs[fresh]
+        logits, values = self.evaluator(roots, fresh)
+        legal = roots.legal_mask()[fresh]
+        priors = softmax_priors(np.asarray(logits), legal)
+        values = self._checked_values(values, fresh.size)
+        tree.reset(g)
+        nodes = tree.allocate(g)
+        tree.parents[g, nodes] = -1
+        tree.actions_from_parent[g, nodes] = -1
+        tree.terminal[g, nodes] = False
+        tree.legal[g, nodes] = legal
+        tree.priors[g, nodes] = priors
+        tree.node_visits[g, nodes] = 1
+        tree.node_value_sums[g, nodes] = values
+
+    def _checked_values(self, values: np.ndarray, n: int) -> np.ndarray:
+        values = np.asarray(values, dtype=np.float64)
+        if values.shape != (n,):
+            raise ValueError(f"evaluator returned values of shape {values.shape}, expected ({n},)")
+        if not (np.abs(values) <= 1.0).all():
+            raise ValueError("evaluator values must be finite and in [-1, 1]")
+        return values
+
+    def _check_roots(self, gs: np.ndarray, roots: BatchGame) -> None:
+        """A kept tree must stand for the position in the batch (else: advance or reset)."""
+        kept = np.flatnonzero(self.tree.num_nodes[gs] > 0)
+        if kept.size == 0:
+            return
+        same = self._root_move_count[gs[kept]] == roots.move_count[kept]
+        same &= (self._root_history[gs[kept]] == roots.history[kept]).all(axis=1)
+        if not same.all():
+            bad = gs[kept[~same]][:10].tolist()
+            raise ValueError(
+                f"the search trees of games {bad} are not at the batch's positions; "
+                "call advance(actions) after each move, or reset(games) for new positions"
+            )
+
+    def _result(self, gs: np.ndarray, priors: np.ndarray) -> SearchResult:
+        tree = self.tree
+        visits = tree.edge_visits[gs, 0]
+        sums = tree.edge_value_sums[gs, 0]
+        q = np.where(visits > 0, sums / np.maximum(visits, 1), 0.0)
+        root_values = tree.node_value_sums[gs, 0] / tree.node_visits[gs, 0]
+        return SearchResult(
+            games=gs,
+            visit_counts=visits.astype(np.int32),
+            root_values=root_values.astype(np.float32),
+            q_values=q.astype(np.float32),
+            priors=priors,
+        )
+
+    def _game_indices(self, games: np.ndarray | None) -> np.ndarray:
+        if games is None:
+            return np.arange(self.num_games)
+        games = np.asarray(games)
+        if games.dtype == bool:
+            if games.shape != (self.num_games,):
+                raise ValueError(f"a bool games mask must have shape ({self.num_games},)")
+            return np.flatnonzero(games)
+        if games.ndim != 1 or not np.issubdtype(games.dtype, np.integer):
+            raise ValueError(f"games must be a 1-d array of indices, got {games!r}")
+        if ((games < 0) | (games >= self.num_games)).any():
+            raise ValueError(f"games must be in 0..{self.num_games - 1}")
+        if len(np.unique(games)) != len(games):
+            raise ValueError("games must not repeat")
+        return games.astype(np.intp)

@@ -1,0 +1,144 @@
+"""The search trees of B games, as preallocated arrays (one tree per game, like mctx's ``Tree``).
+
+Legend: B games, N node slots per tree, A actions. Node 0 is the root of every tree; a tree with
+``num_nodes == 0`` is empty. Nodes are numbered in the order they were created, so a parent's
+index is always below its children's. No position is stored per node: the search replays the
+actions from the root (the engine copies and steps cheaply).
+
+Values are from the view of the player to move at the node that owns them. The statistics of
+an edge (node, action) are kept at the parent, in the parent's view: ``edge_value_sums`` adds
+the value of each simulation through the edge for the player to move at the parent.
+
+Slots past ``num_nodes`` hold stale data; `Tree.allocate` clears a slot when it is handed out,
+so `reset` and `compact` only move counters and the kept nodes.
+
+Mutating methods: `reset`, `grow`, `allocate`, `compact`. The search mutates the statistics.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["Tree"]
+
+NO_CHILD = -1
+
+
+class Tree:
+    """B search trees of up to N nodes each.
+
+    Attributes:
+        num_nodes: [B] int32, nodes in use in each tree (0: empty tree).
+        parents: [B, N] int32, the parent of each node (-1 at the root).
+        actions_from_parent: [B, N] int16, the action leading to each node (-1 at the root).
+        terminal: [B, N] bool, the game is over at the node (the player who just moved won).
+        node_visits: [B, N] int32, simulations through the node, counting its own evaluation.
+        node_value_sums: [B, N] float64, their values for the player to move at the node.
+        children_index: [B, N, A] int32, the child reached by each action, -1 if not expanded.
+        priors: [B, N, A] float32, the prior over the legal actions, 0 elsewhere.
+        legal: [B, N, A] bool, the legal actions at the node (none at a terminal node).
+        edge_visits: [B, N, A] int32, simulations through each edge (the child's visit count).
+        edge_value_sums: [B, N, A] float64, their values for the player to move at the parent.
+    """
+
+    def __init__(self, num_games: int, num_actions: int, capacity: int):
+        if num_games < 1:
+            raise ValueError(f"num_games must be >= 1, got {num_games}")
+        if capacity < 1:
+            raise ValueError(f"capacity must be >= 1 node, got {capacity}")
+        self.num_games = int(num_games)
+        self.num_actions = int(num_actions)
+        self.num_nodes = np.zeros(num_games, dtype=np.int32)
+        self._allocate_arrays(int(capacity))
+
+    def _allocate_arrays(self, capacity: int) -> None:
+        b, a = self.num_games, self.num_actions
+        self.capacity = capacity
+        self.parents = np.full((b, capacity), -1, dtype=np.int32)
+        self.actions_from_parent = np.full((b, capacity), -1, dtype=np.int16)
+        self.terminal = np.zeros((b, capacity), dtype=bool)
+        self.node_visits = np.zeros((b, capacity), dtype=np.int32)
+        self.node_value_sums = np.zeros((b, capacity), dtype=np.float64)
+        self.children_index = np.full((b, capacity, a), NO_CHILD, dtype=np.int32)
+        self.priors = np.zeros((b, capacity, a), dtype=np.float32)
+        self.legal = np.zeros((b, capacity, a), dtype=bool)
+        self.edge_visits = np.zeros((b, capacity, a), dtype=np.int32)
+        self.edge_value_sums = np.zeros((b, capacity, a), dtype=np.float64)
+
+    _NODE_FIELDS = ("parents", "actions_from_parent", "terminal", "node_visits", "node_value_sums")
+    _EDGE_FIELDS = ("children_index", "priors", "legal", "edge_visits", "edge_value_sums")
+
+    # ------------------------------------------------------------------ capacity
+    def grow(self, capacity: int) -> None:
+        """Make room for at least ``capacity`` nodes per tree, keeping every tree."""
+        if capacity <= self.capacity:
+            return
+        old = {name: getattr(self, name) for name in (*self._NODE_FIELDS, *self._EDGE_FIELDS)}
+        self._allocate_arrays(int(capacity))
+        for name, array in old.items():
+            getattr(self, name)[:, : array.shape[1]] = array
+
+    def allocate(self, games: np.ndarray) -> np.ndarray:
+        """Hand out one cleared node slot in each of ``games`` ([n] int, distinct).
+
+        Returns:
+            [n] intp, the new node indices. The caller sets parent, action and the rest.
+        """
+        nodes = self.num_nodes[games].astype(np.intp)
+        if nodes.size and nodes.max() >= self.capacity:
+            raise RuntimeError("search tree is full; grow it before allocating")
+        self.num_nodes[games] += 1
+        self.children_index[games, nodes] = NO_CHILD
+        self.edge_visits[games, nodes] = 0
+        self.edge_value_sums[games, nodes] = 0.0
+        self.node_visits[games, nodes] = 0
+        self.node_value_sums[games, nodes] = 0.0
+        return nodes
+
+    # ------------------------------------------------------------------ whole trees
+    def reset(self, games: np.ndarray) -> None:
+        """Empty the trees of ``games`` ([n] int)."""
+        self.num_nodes[games] = 0
+
+    def compact(self, games: np.ndarray, new_roots: np.ndarray) -> None:
+        """Keep only the subtree of ``new_roots`` [n] in each of ``games`` [n], rooted at node 0.
+
+        Statistics are kept as they are; nodes keep their relative order (parents first).
+        """
+        games = np.asarray(games, dtype=np.intp)
+        if games.size == 0:
+            return
+        new_roots = np.asarray(new_roots, dtype=np.intp)
+        used = int(self.num_nodes[games].max())
+        rows = np.arange(len(games))[:, None]
+        slots = np.arange(used)
+        in_use = slots[None, :] < self.num_nodes[games][:, None]  # [n, used]
+        parents = np.where(in_use, self.parents[games, :used], 0)
+        parents = np.maximum(parents, 0)
+        keep = slots[None, :] == new_roots[:, None]
+        # Descendants join one generation per pass (the root, node 0, is never kept).
+        while True:
+            grown = keep | (keep[rows, parents] & in_use)
+            if np.array_equal(grown, keep):
+                break
+            keep = grown
+        kept = keep.sum(axis=1)
+        new_index = np.cumsum(keep, axis=1) - 1  # [n, used], valid where keep
+        width = int(kept.max())
+        order = np.argsort(~keep, axis=1, kind="stable")[:, :width]  # kept nodes first
+        gathered = {}
+        for name in (*self._NODE_FIELDS, *self._EDGE_FIELDS):
+            gathered[name] = getattr(self, name)[games[:, None], order]
+        children = gathered["children_index"]
+        remapped = new_index[rows[:, :, None], np.maximum(children, 0)]
+        gathered["children_index"] = np.where(children >= 0, remapped, NO_CHILD).astype(np.int32)
+        parent_of = gathered["parents"]
+        gathered["parents"] = np.where(
+            parent_of >= 0, new_index[rows, np.maximum(parent_of, 0)], -1
+        ).astype(np.int32)
+        gathered["parents"][:, 0] = -1
+        gathered["actions_from_parent"][:, 0] = -1
+        # Slots past a tree's kept count receive stale copies; `allocate` clears them later.
+        for name, array in gathered.items():
+            getattr(self, name)[games, :width] = array
+        self.num_nodes[games] = kept
