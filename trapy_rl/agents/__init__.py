@@ -1,0 +1,29 @@
+"""Agents that play Trap Y: random, rollout MCTS (UCT), and more registered by spec kind.
+
+>>> from trapy_rl.game import Board
+>>> parse_agent("uct:50", board=Board(4)).name
+'uct:50'
+"""
+
+from trapy_rl.agents.base import (
+    Agent,
+    AgentSpec,
+    known_agent_kinds,
+    parse_agent,
+    register_agent_kind,
+    reset_agent,
+)
+from trapy_rl.agents.random import RandomAgent
+from trapy_rl.agents.rollout import RolloutEvaluator, RolloutMCTSAgent
+
+__all__ = [
+    "Agent",
+    "AgentSpec",
+    "RandomAgent",
+    "RolloutEvaluator",
+    "RolloutMCTSAgent",
+    "known_agent_kinds",
+    "parse_agent",
+    "register_agent_kind",
+    "reset_agent",
+]

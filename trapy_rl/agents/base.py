@@ -1,0 +1,221 @@
+"""The Agent protocol, and agents built from short text specs such as ``uct:200,c_puct=2``.
+
+An agent picks one action for the player to move in each of several games of one `BatchGame`:
+
+    actions = agent.act(batch, games)   # games [n] int -> actions [n] int64
+
+It never mutates ``batch``, it may choose the swap where legal, and agents that keep state
+between moves (a reused search tree, say) also have ``reset(games)``, called when those games
+start over.
+
+Specs: ``kind``, then positional arguments after colons, then keyword options after commas:
+
+    random                  a uniformly random legal move, swap half the time
+    uct:1000                rollout MCTS, 1000 simulations per move
+    uct:200,c_puct=2        the same with an option
+    mcts:PATH:400           (registered by the checkpoint code) a network with search
+
+Kinds are registered with `register_agent_kind`; a factory receives the parsed `AgentSpec`.
+Positional arguments may not contain ``,``; the last one may contain ``:`` when the factory
+asks for it with `AgentSpec.rest` (for paths).
+
+>>> spec = AgentSpec.parse("uct:200,c_puct=2")
+>>> spec.kind, spec.args, spec.options
+('uct', ('200',), {'c_puct': '2'})
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from trapy_rl.game.batch import BatchGame
+from trapy_rl.game.board import Board
+
+__all__ = [
+    "Agent",
+    "AgentSpec",
+    "known_agent_kinds",
+    "parse_agent",
+    "register_agent_kind",
+    "reset_agent",
+]
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """Chooses moves for the player to move in some games of a batch.
+
+    Attributes:
+        name: a short label for tables and game records (usually the agent's spec).
+    """
+
+    name: str
+
+    def act(self, batch: BatchGame, games: np.ndarray) -> np.ndarray:
+        """One legal action for each game in ``games``.
+
+        Args:
+            batch: the games; not modified.
+            games: [n] int, indices of unfinished games of ``batch``.
+
+        Returns:
+            [n] int64 action indices (``batch.board.swap_action`` is the swap).
+        """
+        ...
+
+
+def reset_agent(agent: Agent, games: np.ndarray) -> None:
+    """Call ``agent.reset(games)`` if the agent has state to forget; a no-op otherwise."""
+    reset = getattr(agent, "reset", None)
+    if callable(reset):
+        reset(np.asarray(games, dtype=np.intp))
+
+
+@dataclasses.dataclass(frozen=True)
+class AgentSpec:
+    """A parsed agent spec: ``kind:arg:arg,key=value,key=value``.
+
+    Attributes:
+        text: the spec as given (stripped).
+        kind: the registered kind, lower case ('random', 'uct', ...).
+        args: the positional arguments, as strings.
+        options: the keyword options, as strings (keys in the order given).
+    """
+
+    text: str
+    kind: str
+    args: tuple[str, ...]
+    options: dict[str, str]
+
+    @classmethod
+    def parse(cls, text: str) -> AgentSpec:
+        if not isinstance(text, str) or not text.strip():
+            raise ValueError(f"an agent spec is a non-empty string, got {text!r}")
+        text = text.strip()
+        head, *option_parts = text.split(",")
+        kind, *args = head.split(":")
+        options: dict[str, str] = {}
+        for part in option_parts:
+            key, equals, value = part.partition("=")
+            key = key.strip()
+            if not equals or not key.isidentifier():
+                raise ValueError(
+                    f"agent spec {text!r}: option {part!r} is not of the form key=value"
+                )
+            if key in options:
+                raise ValueError(f"agent spec {text!r}: option {key!r} given twice")
+            options[key] = value.strip()
+        return cls(text, kind.strip().lower(), tuple(a.strip() for a in args), options)
+
+    def rest(self, start: int) -> str:
+        """The positional arguments from ``start`` on, joined again with ':' (for paths)."""
+        return ":".join(self.args[start:])
+
+    def check_args(self, low: int, high: int, usage: str) -> None:
+        """Raise ValueError unless there are between ``low`` and ``high`` positional args."""
+        if not low <= len(self.args) <= high:
+            raise ValueError(f"agent spec {self.text!r}: expected {usage}")
+
+    def typed_options(self, defaults: dict[str, Any]) -> dict[str, Any]:
+        """The options converted to the types of ``defaults`` (int, float, bool or str).
+
+        Raises:
+            ValueError: naming an unknown option (and listing the known ones) or a bad value.
+        """
+        converted = {}
+        for key, value in self.options.items():
+            if key not in defaults:
+                known = ", ".join(sorted(defaults)) or "none"
+                raise ValueError(
+                    f"agent spec {self.text!r}: unknown option {key!r} for {self.kind!r} "
+                    f"(known options: {known})"
+                )
+            converted[key] = _convert(value, defaults[key], f"agent spec {self.text!r}: {key}")
+        return converted
+
+
+def _convert(value: str, default: Any, where: str) -> Any:
+    try:
+        if isinstance(default, bool):
+            lowered = value.lower()
+            if lowered in ("1", "true", "yes", "on"):
+                return True
+            if lowered in ("0", "false", "no", "off"):
+                return False
+            raise ValueError(value)
+        if isinstance(default, int):
+            return int(value)
+        if isinstance(default, float):
+            return float(value)
+    except ValueError:
+        raise ValueError(f"{where}={value!r} is not a valid {type(default).__name__}") from None
+    return value
+
+
+AgentFactory = Callable[..., Agent]
+"""``factory(spec: AgentSpec, *, board: Board, seed: int | None) -> Agent``."""
+
+
+@dataclasses.dataclass(frozen=True)
+class _Kind:
+    factory: AgentFactory
+    usage: str
+
+
+_REGISTRY: dict[str, _Kind] = {}
+
+
+def register_agent_kind(
+    kind: str, factory: AgentFactory, *, usage: str, replace: bool = False
+) -> None:
+    """Make ``kind:...`` specs build agents with ``factory(spec, board=..., seed=...)``.
+
+    Args:
+        kind: the spec's first word, such as 'net' or 'mcts' (lower case, no ':' or ',').
+        factory: builds the agent from the parsed `AgentSpec`; raises ValueError on bad args.
+        usage: the spec's form, shown in error messages ('mcts:PATH:SIMULATIONS[,c_puct=X]').
+        replace: allow registering a kind again (otherwise a ValueError).
+    """
+    if not kind or kind != kind.lower() or any(ch in kind for ch in ":,= "):
+        raise ValueError(f"agent kind must be a lower-case word without ':,= ', got {kind!r}")
+    if kind in _REGISTRY and not replace:
+        raise ValueError(f"agent kind {kind!r} is already registered")
+    _REGISTRY[kind] = _Kind(factory, usage)
+
+
+def known_agent_kinds() -> dict[str, str]:
+    """The registered kinds and their usage lines."""
+    _load_builtin_kinds()
+    return {kind: entry.usage for kind, entry in sorted(_REGISTRY.items())}
+
+
+def parse_agent(spec: str, *, board: Board, seed: int | None = None) -> Agent:
+    """Build the agent a spec describes (see the module docstring for the grammar).
+
+    Args:
+        spec: such as 'random', 'uct:1000' or 'uct:200,c_puct=2'.
+        board: the board the agent will play on.
+        seed: seeds the agent's random generator (None: fresh entropy).
+
+    Raises:
+        ValueError: naming the spec, for an unknown kind (listing the known ones) or bad
+            arguments.
+    """
+    parsed = AgentSpec.parse(spec)
+    _load_builtin_kinds()
+    entry = _REGISTRY.get(parsed.kind)
+    if entry is None:
+        known = "; ".join(f"{kind} ({usage})" for kind, usage in known_agent_kinds().items())
+        raise ValueError(f"unknown agent spec {spec!r}: known kinds are {known}")
+    agent = entry.factory(parsed, board=board, seed=seed)
+    return agent
+
+
+def _load_builtin_kinds() -> None:
+    # The built-in agents register themselves on import; importing here avoids a cycle.
+    import trapy_rl.agents.random
+    import trapy_rl.agents.rollout  # noqa: F401

@@ -1,0 +1,181 @@
+"""Rollout evaluation and the rollout-MCTS agent (UCT with random playouts).
+
+A random playout of a Y-type game is a random filling of the board (`trapy_rl.game.fill`), so
+`RolloutEvaluator` values a position by filling it ``num_rollouts`` times at random and
+averaging the outcomes for the player to move. `RolloutMCTSAgent` runs the project's batched
+search (`trapy_rl.mcts`) with that evaluator and plays the most visited root action: there is
+one search implementation, with network or rollout leaves.
+
+Shapes: B games in the batch, n evaluated games, K cells, A = K + 1 actions, R rollouts.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from trapy_rl.agents.base import AgentSpec, register_agent_kind
+from trapy_rl.game.batch import BatchGame
+from trapy_rl.game.board import Board
+from trapy_rl.game.fill import full_board_winner, random_fill
+from trapy_rl.game.state import BLUE, YELLOW
+from trapy_rl.mcts.policies import select_actions
+from trapy_rl.mcts.search import MCTS
+
+__all__ = ["RolloutEvaluator", "RolloutMCTSAgent"]
+
+
+class RolloutEvaluator:
+    """Uniform prior over the legal actions; value = mean outcome of random playouts.
+
+    Each playout is a uniformly random filling of the empty cells, the player to move first
+    (`trapy_rl.game.fill.random_fill`), which has the same outcome as a random game played on
+    from the position. Where the swap is legal (move_count == 1, yellow to move) each playout
+    first takes it with probability ``swap_probability`` (1/2, as the random agent does): blue's
+    stone turns yellow and the rest of the board is filled with blue moving first. A finished
+    game is worth -1 to the player to move (the opponent won on the move before).
+
+    Args:
+        num_rollouts: R, playouts per evaluated position; the value's resolution is 2/R.
+        seed: seeds the playouts (None: fresh entropy).
+        swap_probability: the playouts' chance of taking a legal swap.
+    """
+
+    def __init__(
+        self,
+        num_rollouts: int = 1,
+        seed: int | np.random.SeedSequence | None = None,
+        *,
+        swap_probability: float = 0.5,
+    ) -> None:
+        if isinstance(num_rollouts, bool) or not isinstance(num_rollouts, (int, np.integer)):
+            raise ValueError(f"num_rollouts must be an integer >= 1, got {num_rollouts!r}")
+        if num_rollouts < 1:
+            raise ValueError(f"num_rollouts must be >= 1, got {num_rollouts}")
+        if not 0.0 <= swap_probability <= 1.0:
+            raise ValueError(f"swap_probability must be in [0, 1], got {swap_probability}")
+        self.num_rollouts = int(num_rollouts)
+        self.swap_probability = float(swap_probability)
+        self.rng = np.random.default_rng(seed)
+
+    def __call__(self, batch: BatchGame, games: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Evaluate ``games`` [n] int of ``batch`` (not modified).
+
+        Returns:
+            logits [n, A] float32 (0 legal, -inf illegal), values [n] float32 in [-1, 1] for
+            the player to move.
+        """
+        games = np.asarray(games, dtype=np.intp)
+        legal = batch.legal_mask()[games]
+        logits = np.where(legal, np.float32(0.0), np.float32(-np.inf)).astype(np.float32)
+        values = np.full(len(games), -1.0, dtype=np.float32)  # finished games: lost
+        live = batch.winner[games] == 0
+        if live.any():
+            values[live] = self.values(batch, games[live])
+        return logits, values
+
+    def values(self, batch: BatchGame, games: np.ndarray) -> np.ndarray:
+        """[n] float32: the mean playout outcome for the player to move in unfinished ``games``."""
+        r = self.num_rollouts
+        stones = np.repeat(batch.stones[games], r, axis=0)  # [n R, K]
+        player = batch.to_move[games]  # [n]
+        to_move = np.repeat(player, r)  # [n R]
+        swap_rows = np.repeat(batch.swap_allowed[games], r)
+        if swap_rows.any():
+            rows = np.flatnonzero(swap_rows)
+            rows = rows[self.rng.random(len(rows)) < self.swap_probability]
+            first = np.repeat(batch.history[games, 0], r)[rows].astype(np.intp)
+            stones[rows, first] = YELLOW
+            to_move[rows] = BLUE
+        winners = full_board_winner(random_fill(stones, to_move, self.rng), batch.board)
+        wins = (winners.reshape(-1, r) == player[:, None]).mean(axis=1)
+        return (2.0 * wins - 1.0).astype(np.float32)
+
+
+class RolloutMCTSAgent:
+    """UCT: the project's batched MCTS with `RolloutEvaluator` leaves; plays the most visited.
+
+    Ties between equally visited actions are broken at random. The search tree is built fresh
+    for every move (no state between moves), so ``reset`` is not needed.
+
+    Args:
+        num_simulations: simulations per move.
+        num_rollouts: playouts per leaf evaluation.
+        c_puct: the exploration constant of PUCT (the prior is uniform over legal actions).
+        seed: seeds the playouts and tie-breaking (None: fresh entropy).
+        name: the label in tables and records (default 'uct:SIMULATIONS').
+        search_options: further keyword arguments for `trapy_rl.mcts.search.MCTS`
+            (``fpu_reduction``, ``capacity``).
+    """
+
+    def __init__(
+        self,
+        num_simulations: int = 1000,
+        *,
+        num_rollouts: int = 1,
+        c_puct: float = 1.25,
+        seed: int | None = None,
+        name: str | None = None,
+        **search_options,
+    ) -> None:
+        if isinstance(num_simulations, bool) or not isinstance(num_simulations, (int, np.integer)):
+            raise ValueError(f"num_simulations must be an integer >= 1, got {num_simulations!r}")
+        if num_simulations < 1:
+            raise ValueError(f"num_simulations must be >= 1, got {num_simulations}")
+        seeds = np.random.SeedSequence(seed).spawn(2)
+        self.num_simulations = int(num_simulations)
+        self.c_puct = float(c_puct)
+        self.evaluator = RolloutEvaluator(num_rollouts, seeds[0])
+        self.rng = np.random.default_rng(seeds[1])
+        self.search_options = search_options
+        self.name = name or f"uct:{self.num_simulations}"
+        self._searches: dict[tuple[Board, int], MCTS] = {}
+
+    def _search(self, board: Board, num_games: int) -> MCTS:
+        key = (board, num_games)
+        search = self._searches.get(key)
+        if search is None:
+            search = MCTS(
+                self.evaluator,
+                board,
+                num_games=num_games,
+                num_simulations=self.num_simulations,
+                c_puct=self.c_puct,
+                **self.search_options,
+            )
+            self._searches = {key: search}  # keep one: the trees are large
+        return search
+
+    def act(self, batch: BatchGame, games: np.ndarray) -> np.ndarray:
+        """[n] int64: the most visited root action of a fresh search in each of ``games``."""
+        games = np.asarray(games, dtype=np.intp)
+        if len(games) == 0:
+            return np.zeros(0, dtype=np.int64)
+        search = self._search(batch.board, batch.num_games)
+        search.reset(games)
+        result = search.search(batch, games=games, add_noise=False)
+        return select_actions(result.visit_counts, 0.0, self.rng)
+
+    def __repr__(self) -> str:
+        return f"RolloutMCTSAgent(num_simulations={self.num_simulations}, c_puct={self.c_puct})"
+
+
+def _make_uct(spec: AgentSpec, *, board: Board, seed: int | None) -> RolloutMCTSAgent:
+    spec.check_args(0, 1, "'uct' or 'uct:SIMULATIONS' (options: num_rollouts=R, c_puct=C)")
+    num_simulations = 1000
+    if spec.args:
+        try:
+            num_simulations = int(spec.args[0])
+        except ValueError:
+            raise ValueError(
+                f"agent spec {spec.text!r}: simulations {spec.args[0]!r} is not an integer"
+            ) from None
+    options = spec.typed_options({"num_rollouts": 1, "c_puct": 1.25})
+    try:
+        return RolloutMCTSAgent(num_simulations, seed=seed, name=spec.text, **options)
+    except ValueError as error:
+        raise ValueError(f"agent spec {spec.text!r}: {error}") from None
+
+
+register_agent_kind(
+    "uct", _make_uct, usage="uct[:SIMULATIONS][,num_rollouts=R][,c_puct=C]", replace=True
+)

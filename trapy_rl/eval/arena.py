@@ -1,0 +1,322 @@
+"""Matches between two agents: many games at once, results with confidence intervals, records.
+
+`play_match` plays ``num_games`` games concurrently in one `BatchGame`. Agent a plays blue
+(player 1, moving first) in the even games and yellow in the odd ones. At each step every agent
+is called once, for all the games where it is to move, so network agents evaluate in batches.
+The swap is an ordinary move that each agent may choose.
+
+Game records are JSON lines, one game per line:
+
+    {"game": 0, "seed": 7, "side": 10, "agent_a": "uct:200", "agent_b": "random",
+     "blue": "a", "blue_agent": "uct:200", "yellow_agent": "random",
+     "moves": ["j1", "swap", ...], "winner": 1, "winner_agent": "a", "length": 81}
+
+``winner`` is the winning player (1 blue, 2 yellow); ``blue`` says which agent played blue.
+`load_records` reads them back and `replay_record` replays one to its final `GameState`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+
+from trapy_rl.agents.base import Agent, reset_agent
+from trapy_rl.game.batch import BatchGame
+from trapy_rl.game.board import Board
+from trapy_rl.game.state import BLUE, PLAYER_NAMES, GameState, IllegalMoveError
+
+__all__ = ["MatchResult", "load_records", "play_match", "replay_record", "wilson_interval"]
+
+Z_95 = 1.959963984540054  # the 97.5% quantile of the standard normal
+
+
+def wilson_interval(successes: int, trials: int, *, z: float = Z_95) -> tuple[float, float]:
+    """The Wilson score interval for a binomial proportion (95% by default).
+
+    Returns (0, 1) when there are no trials.
+
+    >>> tuple(round(x, 4) for x in wilson_interval(8, 10))
+    (0.4902, 0.9433)
+    """
+    if trials < 0 or not 0 <= successes <= trials:
+        raise ValueError(f"need 0 <= successes <= trials, got {successes} of {trials}")
+    if trials == 0:
+        return 0.0, 1.0
+    p = successes / trials
+    z2 = z * z
+    denominator = 1.0 + z2 / trials
+    centre = (p + z2 / (2 * trials)) / denominator
+    half = z * math.sqrt(p * (1 - p) / trials + z2 / (4 * trials * trials)) / denominator
+    # Clamp rounding at the ends (the exact bounds are 0 at 0 successes, 1 at all).
+    low = 0.0 if successes == 0 else max(0.0, centre - half)
+    high = 1.0 if successes == trials else min(1.0, centre + half)
+    return low, high
+
+
+@dataclasses.dataclass(frozen=True)
+class MatchResult:
+    """The outcome of a match of agent a against agent b.
+
+    Attributes:
+        agent_a, agent_b: the agents' names.
+        games: games played.
+        wins: games won by a.
+        games_as_blue, wins_as_blue: a's games and wins as blue (the even games).
+        games_as_yellow, wins_as_yellow: the same as yellow (the odd games).
+        swaps: games in which yellow swapped.
+        total_moves: moves in all games (the swap counts as a move).
+        seed: the match seed, as recorded.
+    """
+
+    agent_a: str
+    agent_b: str
+    games: int
+    wins: int
+    games_as_blue: int
+    wins_as_blue: int
+    games_as_yellow: int
+    wins_as_yellow: int
+    swaps: int
+    total_moves: int
+    seed: int | None = None
+
+    @property
+    def win_rate(self) -> float:
+        """a's share of the games won."""
+        return self.wins / self.games if self.games else math.nan
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        """95% Wilson interval of a's win rate."""
+        return wilson_interval(self.wins, self.games)
+
+    @property
+    def win_rate_as_blue(self) -> float:
+        return self.wins_as_blue / self.games_as_blue if self.games_as_blue else math.nan
+
+    @property
+    def interval_as_blue(self) -> tuple[float, float]:
+        return wilson_interval(self.wins_as_blue, self.games_as_blue)
+
+    @property
+    def win_rate_as_yellow(self) -> float:
+        return self.wins_as_yellow / self.games_as_yellow if self.games_as_yellow else math.nan
+
+    @property
+    def interval_as_yellow(self) -> tuple[float, float]:
+        return wilson_interval(self.wins_as_yellow, self.games_as_yellow)
+
+    @property
+    def swap_rate(self) -> float:
+        """The share of games in which yellow swapped."""
+        return self.swaps / self.games if self.games else math.nan
+
+    @property
+    def mean_length(self) -> float:
+        """Mean moves per game (the swap counts as a move)."""
+        return self.total_moves / self.games if self.games else math.nan
+
+    def __str__(self) -> str:
+        def row(label: str, wins: int, games: int) -> str:
+            low, high = wilson_interval(wins, games)
+            rate = f"{wins / games:6.1%}" if games else "     -"
+            return f"  {label:<10} {wins:>6} / {games:<6} {rate}  [{low:6.1%}, {high:6.1%}]"
+
+        return "\n".join(
+            [
+                f"{self.agent_a} vs {self.agent_b}: {self.games} games",
+                f"  {'a wins':<10} {'won':>6} / {'games':<6} {'rate':>6}  95% Wilson",
+                row("overall", self.wins, self.games),
+                row("as blue", self.wins_as_blue, self.games_as_blue),
+                row("as yellow", self.wins_as_yellow, self.games_as_yellow),
+                f"  swap rate {self.swap_rate:.1%}, mean length {self.mean_length:.1f} moves",
+            ]
+        )
+
+
+def play_match(
+    agent_a: Agent,
+    agent_b: Agent,
+    *,
+    num_games: int,
+    board: Board,
+    seed: int | None = None,
+    record_path: str | Path | None = None,
+    progress: bool = False,
+) -> MatchResult:
+    """Play ``num_games`` games of a against b, all at once; a is blue in the even games.
+
+    Args:
+        agent_a, agent_b: the players (the same object may play both sides).
+        num_games: games to play (>= 1).
+        board: the board to play on.
+        seed: stored in the result and the records, to say how the agents were seeded; the
+            match itself draws no random numbers.
+        record_path: when given, the games are written there as JSON lines (overwriting).
+        progress: show a tqdm bar counting finished games.
+
+    Raises:
+        IllegalMoveError: naming the agent, the game and the move, if an agent plays an
+            illegal move or returns the wrong number of actions.
+    """
+    if isinstance(num_games, bool) or not isinstance(num_games, (int, np.integer)):
+        raise ValueError(f"num_games must be an integer >= 1, got {num_games!r}")
+    if num_games < 1:
+        raise ValueError(f"num_games must be >= 1, got {num_games}")
+    batch = BatchGame(int(num_games), board)
+    a_is_blue = np.arange(num_games) % 2 == 0  # [B] bool
+    all_games = np.arange(num_games)
+    for agent in {id(agent_a): agent_a, id(agent_b): agent_b}.values():
+        reset_agent(agent, all_games)
+
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=num_games, desc=f"{agent_a.name} vs {agent_b.name}", unit="game")
+    try:
+        while True:
+            live = batch.winner == 0
+            if not live.any():
+                break
+            a_to_move = (batch.to_move == BLUE) == a_is_blue
+            actions = np.zeros(num_games, dtype=np.int64)
+            legal = batch.legal_mask()
+            for agent, mine in ((agent_a, live & a_to_move), (agent_b, live & ~a_to_move)):
+                games = np.flatnonzero(mine)
+                if len(games):
+                    actions[games] = _checked_actions(agent, batch, games, legal)
+            before = int(live.sum())
+            batch.step(actions)
+            if bar is not None:
+                bar.update(before - int((batch.winner == 0).sum()))
+    finally:
+        if bar is not None:
+            bar.close()
+
+    a_won = (batch.winner == BLUE) == a_is_blue
+    swapped = batch.history[:, 1] == board.swap_action
+    result = MatchResult(
+        agent_a=agent_a.name,
+        agent_b=agent_b.name,
+        games=int(num_games),
+        wins=int(a_won.sum()),
+        games_as_blue=int(a_is_blue.sum()),
+        wins_as_blue=int((a_won & a_is_blue).sum()),
+        games_as_yellow=int((~a_is_blue).sum()),
+        wins_as_yellow=int((a_won & ~a_is_blue).sum()),
+        swaps=int(swapped.sum()),
+        total_moves=int(batch.move_count.sum()),
+        seed=seed,
+    )
+    if record_path is not None:
+        _write_records(Path(record_path), batch, agent_a.name, agent_b.name, a_is_blue, seed)
+    return result
+
+
+def _checked_actions(
+    agent: Agent, batch: BatchGame, games: np.ndarray, legal: np.ndarray
+) -> np.ndarray:
+    """The agent's actions for ``games`` [n], checked for shape and legality."""
+    actions = np.asarray(agent.act(batch, games))
+    if actions.shape != games.shape or not np.issubdtype(actions.dtype, np.integer):
+        raise IllegalMoveError(
+            f"agent {agent.name!r} returned {actions.dtype} actions of shape {actions.shape} "
+            f"for {len(games)} games; expected [{len(games)}] integers"
+        )
+    in_range = (actions >= 0) & (actions < batch.board.num_actions)
+    ok = in_range & legal[games, np.where(in_range, actions, 0)]
+    if not ok.all():
+        game, action = int(games[~ok][0]), int(actions[~ok][0])
+        name = batch.board.action_name(action) if 0 <= action < batch.board.num_actions else action
+        raise IllegalMoveError(
+            f"agent {agent.name!r} played illegal move {name!r} in game {game} "
+            f"(move {int(batch.move_count[game]) + 1}); {int((~ok).sum())} illegal in all"
+        )
+    return actions
+
+
+def _write_records(
+    path: Path,
+    batch: BatchGame,
+    name_a: str,
+    name_b: str,
+    a_is_blue: np.ndarray,
+    seed: int | None,
+) -> None:
+    board = batch.board
+    with path.open("w", encoding="utf-8") as out:
+        for game in range(batch.num_games):
+            moves = batch.history[game, : batch.move_count[game]]
+            winner = int(batch.winner[game])
+            blue = "a" if a_is_blue[game] else "b"
+            yellow = "b" if a_is_blue[game] else "a"
+            record = {
+                "game": game,
+                "seed": seed,
+                "side": board.side,
+                "agent_a": name_a,
+                "agent_b": name_b,
+                "blue": blue,
+                "blue_agent": name_a if blue == "a" else name_b,
+                "yellow_agent": name_a if yellow == "a" else name_b,
+                "moves": [board.action_name(int(m)) for m in moves],
+                "winner": winner,
+                "winner_agent": blue if winner == BLUE else yellow,
+                "length": len(moves),
+            }
+            out.write(json.dumps(record) + "\n")
+
+
+def load_records(path: str | Path) -> list[dict]:
+    """The game records of a JSON-lines file, in order (blank lines skipped).
+
+    Raises:
+        ValueError: naming the file and line of a line that is not a game record.
+    """
+    records = []
+    path = Path(path)
+    with path.open(encoding="utf-8") as lines:
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as error:
+                raise ValueError(f"{path}:{number}: not JSON ({error.msg})") from None
+            if not isinstance(record, dict):
+                raise ValueError(f"{path}:{number}: not a game record (not a JSON object)")
+            missing = [key for key in ("moves", "winner", "side") if key not in record]
+            if missing:
+                raise ValueError(f"{path}:{number}: not a game record (missing {missing})")
+            records.append(record)
+    return records
+
+
+def replay_record(record: dict, board: Board) -> GameState:
+    """Replay a record's moves on ``board`` to the final position.
+
+    Raises:
+        ValueError: if the record is for another board size, a move is illegal, or the
+            replayed winner differs from the recorded one.
+    """
+    if record.get("side", board.side) != board.side:
+        raise ValueError(
+            f"record of game {record.get('game')} is for side {record['side']}, "
+            f"not side {board.side}"
+        )
+    if not isinstance(record.get("moves"), list):
+        raise ValueError(f"record of game {record.get('game')}: moves must be a list of names")
+    state = GameState.from_moves(record["moves"], board)
+    if state.winner != record["winner"]:
+        recorded = PLAYER_NAMES.get(record["winner"], record["winner"])
+        replayed = PLAYER_NAMES.get(state.winner, "nobody")
+        raise ValueError(
+            f"record of game {record.get('game')}: recorded winner {recorded}, "
+            f"but the moves give {replayed}"
+        )
+    return state
