@@ -5,7 +5,7 @@
 
 Pictures:
     board_empty.png      the empty Trap Y board with cell names and the five regions
-    board_game.png       a finished random game: winning group outlined, last move dotted
+    board_game.png       a finished random game: winning group outlined, last move ringed
     heatmap_example.png  per cell, the share of random full boards won by that cell's owner
     board_small.png      a finished random game on the side-4 board, with names
 """
@@ -100,7 +100,8 @@ def main() -> None:
         center=0.5,
         contour_at=0.5,
         value_format="{:.2f}",
-        colorbar_label=f"share of {args.boards} random full boards won by the cell's owner",
+        colorbar_label=f"share of {args.boards} random full boards won by the cell's owner"
+        f" (standard error about {0.5 / np.sqrt(args.boards):.3f})",
         title="How often the owner of a cell wins a random full board",
     )
     print(f"wrote 4 pictures to {args.out}; owner-wins share {share.min():.3f}..{share.max():.3f}")

@@ -258,7 +258,7 @@ def draw_board(
         stones: [K] int, 0 empty, 1 blue, 2 yellow (drawn as discs; smaller over a heatmap).
         board: the geometry.
         ax: draw into these axes; by default a new Agg figure ``figwidth`` inches wide is made.
-        last_action: action index or name of the last move, marked by a dot (the swap marks the
+        last_action: action index or name of the last move, marked by a ring (the swap marks the
             swapped stone); None or -1 for none.
         winning_cells: the winning group (indices or names): tinted and outlined.
         show_names: write the cell names.
@@ -304,6 +304,7 @@ def draw_board(
     margin = _BAND + 0.15
     xlim = (corners[..., 0].min() - margin, corners[..., 0].max() + margin)
     ylim = (corners[..., 1].min() - margin, corners[..., 1].max() + margin)
+    own = ax is None
     fig, ax = _make_axes(ax, xlim, ylim, figwidth, title, colorbar=values is not None)
     pt = _points_per_unit(ax, xlim, ylim)
 
@@ -320,7 +321,7 @@ def draw_board(
         faces[winning] = _hex_rgba(_GROUP_TINTS[int(stones[winning][0]) or 1])
     for k, quads in enumerate(_region_bands(board)):
         ax.add_collection(
-            PolyCollection(quads, facecolors=REGION_COLORS[k], edgecolors="none", zorder=1)
+            PolyCollection(quads, color=REGION_COLORS[k], linewidths=0.02 * pt, zorder=1)
         )
     ax.add_collection(
         PolyCollection(
@@ -328,7 +329,7 @@ def draw_board(
         )
     )
     if values is not None:
-        _colorbar(fig, ax, colormap, norm, colorbar_label)
+        _colorbar(fig, ax, colormap, norm, colorbar_label, own_figure=own)
     if contour_at is not None:
         finite = np.isfinite(values)
         above = finite & (np.nan_to_num(values, nan=-np.inf) >= contour_at)
@@ -361,8 +362,17 @@ def draw_board(
             )
         )
     if last is not None:
-        dot = {0: "#d0021b", 1: "white", 2: "#222222"}[int(stones[last])]
-        ax.add_patch(Circle(tuple(centers[last]), 0.11, facecolor=dot, edgecolor="none", zorder=5))
+        ring = {0: "#d0021b", 1: "white", 2: "#222222"}[int(stones[last])]
+        ax.add_patch(
+            Circle(
+                tuple(centers[last]),
+                0.72 * radius if stones[last] else 0.3,
+                fill=False,
+                edgecolor=ring,
+                linewidth=(0.05 if values is None else 0.035) * pt,
+                zorder=5,
+            )
+        )
     for cell in labels:
         ax.add_patch(
             Circle(
@@ -414,11 +424,11 @@ def _points_per_unit(ax: Any, xlim, ylim) -> float:
     return min(width_pt / (xlim[1] - xlim[0]), height_pt / (ylim[1] - ylim[0]))
 
 
-def _colorbar(fig: Any, ax: Any, colormap: Any, norm: Any, label: str | None) -> None:
+def _colorbar(fig: Any, ax: Any, colormap: Any, norm: Any, label: str | None, *, own_figure: bool):
     from matplotlib.cm import ScalarMappable
 
     mappable = ScalarMappable(norm=norm, cmap=colormap)
-    if fig.axes[0] is ax and len(fig.axes) == 1 and ax.get_position().x0 == 0.0:
+    if own_figure:
         height = fig.get_figheight()
         cax = fig.add_axes((0.2, 0.45 / height, 0.6, 0.14 / height))
         fig.colorbar(mappable, cax=cax, orientation="horizontal", label=label)
