@@ -51,9 +51,8 @@ def softmax_priors(logits: np.ndarray, legal: np.ndarray) -> np.ndarray:
 
 def select_puct(
     priors: np.ndarray,
-    legal: np.ndarray,
     edge_visits: np.ndarray,
-    edge_value_sums: np.ndarray,
+    edge_q: np.ndarray,
     node_visits: np.ndarray,
     node_value_sums: np.ndarray,
     *,
@@ -62,11 +61,13 @@ def select_puct(
 ) -> np.ndarray:
     """The PUCT choice at m nodes (see the module docstring for the formula).
 
+    Computed as ``(P(a) * (c_puct * sqrt(N))) / (n(a) + 1) + Q(a)`` in float64, an order the
+    reference search repeats, so both break ties identically.
+
     Args:
-        priors: [m, A] float32.
-        legal: [m, A] bool, at least one legal action per row.
+        priors: [m, A] float64, -inf at illegal actions (at least one legal action per row).
         edge_visits: [m, A] int, n(a).
-        edge_value_sums: [m, A] float64, sum of values through each edge, node's view.
+        edge_q: [m, A] float64, Q(a) of the visited children (node's view), 0 elsewhere.
         node_visits: [m] int, N >= 1.
         node_value_sums: [m] float64, node's view.
 
@@ -74,13 +75,11 @@ def select_puct(
         [m] intp, the chosen actions.
     """
     fpu = node_value_sums / node_visits - fpu_reduction  # [m]
-    visited = edge_visits > 0
-    q = np.where(visited, edge_value_sums / np.maximum(edge_visits, 1), fpu[:, None])
-    score = c_puct * priors.astype(np.float64)
-    score *= np.sqrt(node_visits)[:, None]
-    score /= 1.0 + edge_visits
-    score += q
-    score[~legal] = -np.inf
+    score = priors * (c_puct * np.sqrt(node_visits))[:, None]
+    score /= edge_visits + 1.0
+    score += edge_q
+    # Unvisited children: Q is the first-play urgency (0 + fpu; visited ones add 0).
+    score += (edge_visits == 0) * fpu[:, None]
     return score.argmax(axis=1)
 
 

@@ -63,7 +63,7 @@ class ReferenceSearch:
                 q = node.child_value_sums[action] / n
             else:
                 q = node.value_sum / node.visits - self.fpu_reduction
-            score = q + self.c_puct * node.priors[action] * math.sqrt(node.visits) / (1 + n)
+            score = q + node.priors[action] * (self.c_puct * math.sqrt(node.visits)) / (1 + n)
             if score > best_score:
                 best_action, best_score = action, score
         return best_action

@@ -187,15 +187,17 @@ class MCTS:
         tree.grow(int(tree.num_nodes[gs].max(initial=0)) + sims + 1)
         if fresh.any():
             self._expand_roots(gs, roots, np.flatnonzero(fresh))
-        clean_priors = tree.priors[gs, 0].copy()
+        clean_priors = tree.priors[gs, 0].copy()  # [n, A] float64, -inf at illegal actions
         if add_noise:
-            tree.priors[gs, 0] = add_dirichlet_noise(
-                clean_priors,
-                tree.legal[gs, 0],
+            legal = clean_priors > -np.inf
+            noisy = add_dirichlet_noise(
+                np.maximum(clean_priors, 0.0),
+                legal,
                 self.rng,
                 dirichlet_alpha=self.dirichlet_alpha,
                 dirichlet_fraction=self.dirichlet_fraction,
             )
+            tree.priors[gs, 0] = np.where(legal, noisy, -np.inf)
         try:
             scratch = roots.copy()
             for _ in range(sims):
@@ -205,111 +207,118 @@ class MCTS:
         return self._result(gs, clean_priors)
 
     def _simulate(self, gs: np.ndarray, roots: BatchGame, scratch: BatchGame) -> None:
-        """One simulation in each game of ``gs``: select, replay, evaluate, expand, back up."""
+        """One simulation in each game of ``gs``: select, replay, evaluate, expand, back up.
+
+        Nodes are addressed by flat ids ``game * N + node`` into [B * N, A] views of the tree.
+        """
         tree = self.tree
-        n = len(gs)
+        n, num_actions = len(gs), tree.num_actions
+        priors, edge_visits = tree.rows("priors"), tree.rows("edge_visits")
+        edge_q, children = tree.rows("edge_q"), tree.children_index.reshape(-1)
+        node_visits, node_sums = tree.node_visits.reshape(-1), tree.node_value_sums.reshape(-1)
+        terminal = tree.terminal.reshape(-1)
+        base = gs * tree.capacity  # [n] flat id of each root
         # --- select: one depth level per pass over the games still descending.
-        path_nodes = [np.zeros(n, dtype=np.intp)]  # path_nodes[d][i]: node at depth d
-        path_actions = []  # path_actions[d][i]: action from depth d, -1 past the path's end
-        node = path_nodes[0]
-        active = np.arange(n)
+        path_ids = [base]  # path_ids[d][i]: flat id of game i's node at depth d
+        path_actions = []  # path_actions[d][i]: the action taken there, -1 past the path's end
+        active, current = np.arange(n), base
         leaf_parent = np.zeros(n, dtype=np.intp)
         leaf_action = np.full(n, -1, dtype=np.intp)  # -1: the path ends at a terminal node
         while active.size:
-            g, nd = gs[active], node[active]
             actions = select_puct(
-                tree.priors[g, nd],
-                tree.legal[g, nd],
-                tree.edge_visits[g, nd],
-                tree.edge_value_sums[g, nd],
-                tree.node_visits[g, nd],
-                tree.node_value_sums[g, nd],
+                np.take(priors, current, axis=0),
+                np.take(edge_visits, current, axis=0),
+                np.take(edge_q, current, axis=0),
+                node_visits[current],
+                node_sums[current],
                 c_puct=self.c_puct,
                 fpu_reduction=self.fpu_reduction,
             )
             level = np.full(n, -1, dtype=np.intp)
             level[active] = actions
             path_actions.append(level)
-            child = tree.children_index[g, nd, actions]
-            new = child == NO_CHILD
-            leaf_parent[active[new]] = nd[new]
+            child = children[current * num_actions + actions]
+            new = child < 0
+            leaf_parent[active[new]] = current[new]
             leaf_action[active[new]] = actions[new]
-            go_on = ~new
-            go_on[go_on] = ~tree.terminal[g[go_on], child[go_on]]
-            node = np.full(n, -1, dtype=np.intp)
-            node[active[~new]] = child[~new]
-            path_nodes.append(node)
-            active = active[go_on]
-        expanding = np.flatnonzero(leaf_action >= 0)
+            active, child = active[~new], child[~new]
+            child_ids = base[active] + child
+            ids = np.full(n, -1, dtype=np.intp)
+            ids[active] = child_ids
+            path_ids.append(ids)
+            go_on = ~terminal[child_ids]
+            active, current = active[go_on], child_ids[go_on]
         depth = np.zeros(n, dtype=np.intp)
-        for d in range(1, len(path_nodes)):
-            depth[path_actions[d - 1] >= 0] = d
+        for d, level in enumerate(path_actions):
+            depth[level >= 0] = d + 1
+        expanding = np.flatnonzero(leaf_action >= 0)
 
         # --- replay the paths of the games with a new leaf; the others stay frozen.
         scratch.copy_from(roots)
         frozen = leaf_action < 0
-        ended = np.zeros(n, dtype=bool)
         scratch.winner[frozen] = 1  # a game "over" ignores its action in `step`
+        ended = np.zeros(n, dtype=bool)
         if expanding.size:
             for level in path_actions:
                 stop = (level < 0) & ~frozen
                 frozen |= stop
                 scratch.winner[stop] = 1
                 ended |= scratch.step(np.maximum(level, 0))
+        # --- evaluate the new leaves in play, all in one call; the others are exact.
         values = np.full(n, -1.0)  # a terminal leaf: the player to move there has lost
         evaluate = expanding[~ended[expanding]]
         if evaluate.size:
             scratch.winner[evaluate] = 0
             logits, leaf_values = self.evaluator(scratch, evaluate)
             legal = scratch.legal_mask()[evaluate]
-            priors = softmax_priors(np.asarray(logits), legal)
+            leaf_priors = np.where(legal, softmax_priors(np.asarray(logits), legal), -np.inf)
             values[evaluate] = self._checked_values(leaf_values, evaluate.size)
         # --- expand: the new leaves join their trees.
         if expanding.size:
             g = gs[expanding]
             new_nodes = tree.allocate(g)
-            parents = leaf_parent[expanding]
-            acts = leaf_action[expanding]
-            tree.children_index[g, parents, acts] = new_nodes
-            tree.parents[g, new_nodes] = parents
-            tree.actions_from_parent[g, new_nodes] = acts
+            new_ids = tree.node_ids(g, new_nodes)
+            parent_ids, acts = leaf_parent[expanding], leaf_action[expanding]
+            children[parent_ids * num_actions + acts] = new_nodes
+            tree.parents.reshape(-1)[new_ids] = parent_ids - g * tree.capacity
+            tree.actions_from_parent.reshape(-1)[new_ids] = acts
             is_end = ended[expanding]
-            tree.terminal[g, new_nodes] = is_end
-            tree.legal[g[is_end], new_nodes[is_end]] = False
-            tree.priors[g[is_end], new_nodes[is_end]] = 0.0
+            terminal[new_ids] = is_end
+            priors[new_ids[is_end]] = -np.inf
             if evaluate.size:
-                tree.legal[g[~is_end], new_nodes[~is_end]] = legal
-                tree.priors[g[~is_end], new_nodes[~is_end]] = priors
-            for d in range(1, len(path_nodes)):
+                priors[new_ids[~is_end]] = leaf_priors
+            for d in range(1, len(path_ids)):
                 here = depth[expanding] == d
-                path_nodes[d][expanding[here]] = new_nodes[here]
-        # --- back up: the value flips sign at every ply on the way to the root.
-        self._backup(gs, path_nodes, path_actions, depth, values)
+                path_ids[d][expanding[here]] = new_ids[here]
+        self._backup(path_ids, path_actions, depth, values)
 
     def _backup(
         self,
-        gs: np.ndarray,
-        path_nodes: list[np.ndarray],
+        path_ids: list[np.ndarray],
         path_actions: list[np.ndarray],
         depth: np.ndarray,
         values: np.ndarray,
     ) -> None:
+        """Add each leaf's value along its path; it flips sign at every ply up to the root."""
         tree = self.tree
-        # Value at depth d for the player to move there: leaf value * (-1) ** (depth - d).
-        sign_at_root = np.where(depth % 2 == 0, 1.0, -1.0)
-        for d in range(len(path_nodes) - 1, -1, -1):
+        num_actions = tree.num_actions
+        node_visits, node_sums = tree.node_visits.reshape(-1), tree.node_value_sums.reshape(-1)
+        edge_visits, edge_sums = tree.edge_visits.reshape(-1), tree.edge_value_sums.reshape(-1)
+        edge_q = tree.edge_q.reshape(-1)
+        # The value at depth d for the player to move there: leaf value * (-1) ** (depth - d).
+        at_even_depths = np.where(depth % 2 == 0, values, -values)
+        for d in range(len(path_ids) - 1, -1, -1):
             on_path = np.flatnonzero(depth >= d)
-            g = gs[on_path]
-            node = path_nodes[d][on_path]
-            value = values[on_path] * sign_at_root[on_path] * (1.0 if d % 2 == 0 else -1.0)
-            tree.node_visits[g, node] += 1
-            tree.node_value_sums[g, node] += value
+            ids = path_ids[d][on_path]
+            value = at_even_depths[on_path] if d % 2 == 0 else -at_even_depths[on_path]
+            node_visits[ids] += 1
+            node_sums[ids] += value
             if d < len(path_actions):
                 below = depth[on_path] > d
-                g, node, value = g[below], node[below], value[below]
-                act = path_actions[d][on_path[below]]
-                tree.edge_visits[g, node, act] += 1
-                tree.edge_value_sums[g, node, act] += value
+                edges = ids[below] * num_actions + path_actions[d][on_path[below]]
+                edge_visits[edges] += 1
+                edge_sums[edges] += value[below]
+                edge_q[edges] = edge_sums[edges] / edge_visits[edges]
 
     # ------------------------------------------------------------------ helpers
     def _expand_roots(self, gs: np.ndarray, roots: BatchGame, fresh: np.ndarray) -> None:
@@ -324,8 +333,7 @@ class MCTS:
         tree.parents[g, nodes] = -1
         tree.actions_from_parent[g, nodes] = -1
         tree.terminal[g, nodes] = False
-        tree.legal[g, nodes] = legal
-        tree.priors[g, nodes] = priors
+        tree.priors[g, nodes] = np.where(legal, priors, -np.inf)
         tree.node_visits[g, nodes] = 1
         tree.node_value_sums[g, nodes] = values
 
@@ -353,16 +361,13 @@ class MCTS:
 
     def _result(self, gs: np.ndarray, priors: np.ndarray) -> SearchResult:
         tree = self.tree
-        visits = tree.edge_visits[gs, 0]
-        sums = tree.edge_value_sums[gs, 0]
-        q = np.where(visits > 0, sums / np.maximum(visits, 1), 0.0)
         root_values = tree.node_value_sums[gs, 0] / tree.node_visits[gs, 0]
         return SearchResult(
             games=gs,
-            visit_counts=visits.astype(np.int32),
+            visit_counts=tree.edge_visits[gs, 0].astype(np.int32),
             root_values=root_values.astype(np.float32),
-            q_values=q.astype(np.float32),
-            priors=priors,
+            q_values=tree.edge_q[gs, 0].astype(np.float32),
+            priors=np.maximum(priors, 0.0).astype(np.float32),
         )
 
     def _game_indices(self, games: np.ndarray | None) -> np.ndarray:

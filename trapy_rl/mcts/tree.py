@@ -35,10 +35,11 @@ class Tree:
         node_visits: [B, N] int32, simulations through the node, counting its own evaluation.
         node_value_sums: [B, N] float64, their values for the player to move at the node.
         children_index: [B, N, A] int32, the child reached by each action, -1 if not expanded.
-        priors: [B, N, A] float32, the prior over the legal actions, 0 elsewhere.
-        legal: [B, N, A] bool, the legal actions at the node (none at a terminal node).
+        priors: [B, N, A] float64, the prior of each legal action; -inf marks an illegal one
+            (every action of a terminal node), which makes its PUCT score -inf.
         edge_visits: [B, N, A] int32, simulations through each edge (the child's visit count).
         edge_value_sums: [B, N, A] float64, their values for the player to move at the parent.
+        edge_q: [B, N, A] float64, ``edge_value_sums / edge_visits``, 0 where not visited.
     """
 
     def __init__(self, num_games: int, num_actions: int, capacity: int):
@@ -60,13 +61,13 @@ class Tree:
         self.node_visits = np.zeros((b, capacity), dtype=np.int32)
         self.node_value_sums = np.zeros((b, capacity), dtype=np.float64)
         self.children_index = np.full((b, capacity, a), NO_CHILD, dtype=np.int32)
-        self.priors = np.zeros((b, capacity, a), dtype=np.float32)
-        self.legal = np.zeros((b, capacity, a), dtype=bool)
+        self.priors = np.full((b, capacity, a), -np.inf, dtype=np.float64)
         self.edge_visits = np.zeros((b, capacity, a), dtype=np.int32)
         self.edge_value_sums = np.zeros((b, capacity, a), dtype=np.float64)
+        self.edge_q = np.zeros((b, capacity, a), dtype=np.float64)
 
     _NODE_FIELDS = ("parents", "actions_from_parent", "terminal", "node_visits", "node_value_sums")
-    _EDGE_FIELDS = ("children_index", "priors", "legal", "edge_visits", "edge_value_sums")
+    _EDGE_FIELDS = ("children_index", "priors", "edge_visits", "edge_value_sums", "edge_q")
 
     # ------------------------------------------------------------------ capacity
     def grow(self, capacity: int) -> None:
@@ -88,12 +89,24 @@ class Tree:
         if nodes.size and nodes.max() >= self.capacity:
             raise RuntimeError("search tree is full; grow it before allocating")
         self.num_nodes[games] += 1
-        self.children_index[games, nodes] = NO_CHILD
-        self.edge_visits[games, nodes] = 0
-        self.edge_value_sums[games, nodes] = 0.0
-        self.node_visits[games, nodes] = 0
-        self.node_value_sums[games, nodes] = 0.0
+        rows = self.node_ids(games, nodes)
+        self.rows("children_index")[rows] = NO_CHILD
+        self.rows("edge_visits")[rows] = 0
+        self.rows("edge_value_sums")[rows] = 0.0
+        self.rows("edge_q")[rows] = 0.0
+        self.node_visits.reshape(-1)[rows] = 0
+        self.node_value_sums.reshape(-1)[rows] = 0.0
         return nodes
+
+    # ------------------------------------------------------------------ flat views
+    def node_ids(self, games: np.ndarray, nodes: np.ndarray) -> np.ndarray:
+        """[n] intp, the flat index ``game * N + node`` of each (game, node) pair."""
+        return games * self.capacity + nodes
+
+    def rows(self, name: str) -> np.ndarray:
+        """[B * N, A] view of an edge array, indexed by `node_ids` (faster than [g, node])."""
+        array = getattr(self, name)
+        return array.reshape(self.num_games * self.capacity, self.num_actions)
 
     # ------------------------------------------------------------------ whole trees
     def reset(self, games: np.ndarray) -> None:
