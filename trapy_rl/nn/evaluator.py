@@ -1,20 +1,27 @@
 """Evaluators: the function search calls on the leaves, ``(batch, games) -> (logits, values)``.
 
-Shapes: B games in the batch, n evaluated games, A actions.
+Shapes: B games in the batch, n evaluated games, C planes, H x W grid, A actions.
 
 An evaluator is called as ``evaluator(batch, games)`` with ``games`` [n] int indices into
-``batch`` and returns ``(logits [n, A] float32, values [n] float32)``: prior logits with
-illegal actions at ``-inf`` (a finished game has every action at ``-inf``) and the value of
-each position in [-1, 1] for the player to move.
+``batch`` and returns ``(logits [n, A] float32, values [n] float32)``, numpy arrays: prior
+logits with illegal actions at ``-inf`` (a finished game has every action at ``-inf``) and the
+value of each position in [-1, 1] for the player to move.
 """
 
 from __future__ import annotations
 
+import contextlib
+import warnings
+
 import numpy as np
+import torch
 
 from trapy_rl.game.batch import BatchGame
+from trapy_rl.game.planes import encode_planes
+from trapy_rl.nn.device import bf16_supported, resolve_device
+from trapy_rl.nn.network import PolicyValueNet
 
-__all__ = ["UniformEvaluator"]
+__all__ = ["Evaluator", "UniformEvaluator"]
 
 
 class UniformEvaluator:
@@ -31,3 +38,102 @@ class UniformEvaluator:
         logits = np.where(legal, np.float32(0.0), np.float32(-np.inf)).astype(np.float32)
         values = np.zeros(len(games), dtype=np.float32)
         return logits, values
+
+
+class Evaluator:
+    """A `PolicyValueNet` wrapped for search: batched, in inference mode, on a chosen device.
+
+    The evaluator holds the net itself, not a copy, so it always sees the current weights; it
+    moves the net to ``device`` when constructed (in place, as `nn.Module.to` does) and runs it
+    in eval mode, restoring the net's training flag after each call.
+
+    Args:
+        net: the network.
+        device: ``"auto"`` (cuda when available, else cpu), ``"cpu"`` or ``"cuda[:i]"``.
+        bf16: run under bf16 autocast. ``"auto"`` uses it where `bf16_supported` says it is
+            fast (CUDA from Ampere on; CPUs with avx512_bf16 or AMX). ``True`` forces it, with a
+            warning on a CPU without native bf16, where it is slower than fp32.
+        fp16: run under fp16 autocast (CUDA only).
+
+    Attributes:
+        device: the resolved torch device.
+        autocast_dtype: torch.bfloat16, torch.float16 or None (fp32).
+    """
+
+    def __init__(
+        self,
+        net: PolicyValueNet,
+        *,
+        device: torch.device | str = "auto",
+        bf16: bool | str = False,
+        fp16: bool = False,
+    ):
+        if not isinstance(net, torch.nn.Module):
+            raise TypeError(f"net must be a torch module, got {type(net).__name__}")
+        self.device = resolve_device(device)
+        if bf16 == "auto":
+            bf16 = not fp16 and bf16_supported(self.device)
+        elif not isinstance(bf16, bool):
+            raise ValueError(f"bf16 must be True, False or 'auto', got {bf16!r}")
+        if bf16 and fp16:
+            raise ValueError("bf16 and fp16 are exclusive: choose one")
+        if fp16 and self.device.type != "cuda":
+            raise ValueError(f"fp16 autocast needs a CUDA device, got {self.device}")
+        if bf16 and self.device.type == "cpu" and not bf16_supported(self.device):
+            warnings.warn(
+                "bf16 on a CPU without avx512_bf16/AMX is emulated and slower than fp32",
+                RuntimeWarning,
+                stacklevel=2,
+            )
+        self.autocast_dtype = torch.bfloat16 if bf16 else torch.float16 if fp16 else None
+        self.net = net.to(self.device)
+
+    def __call__(self, batch: BatchGame, games: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Evaluate ``games`` [n] int of ``batch``.
+
+        Returns:
+            logits [n, A] float32 (illegal -inf), values [n] float32 in [-1, 1].
+        """
+        games = np.asarray(games, dtype=np.intp)
+        return self.evaluate_planes(encode_planes(batch, games), batch.legal_mask()[games])
+
+    def evaluate_planes(
+        self, planes: np.ndarray | torch.Tensor, legal_mask: np.ndarray | torch.Tensor
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Evaluate positions given as planes.
+
+        Args:
+            planes: [n, C, H, W] float32, as `encode_planes` makes them.
+            legal_mask: [n, A] bool.
+
+        Returns:
+            logits [n, A] float32 (illegal -inf), values [n] float32 in [-1, 1].
+        """
+        planes = torch.as_tensor(planes)
+        legal = torch.as_tensor(legal_mask)
+        if legal.dtype != torch.bool:
+            raise ValueError(f"legal_mask must be bool, got {legal.dtype}")
+        if planes.ndim != 4 or legal.ndim != 2 or legal.shape[0] != planes.shape[0]:
+            raise ValueError(
+                f"planes [n, C, H, W] and legal_mask [n, A] must agree on n, got shapes "
+                f"{tuple(planes.shape)} and {tuple(legal.shape)}"
+            )
+        n = planes.shape[0]
+        if n == 0:
+            return np.zeros(legal.shape, dtype=np.float32), np.zeros(0, dtype=np.float32)
+        was_training = self.net.training
+        self.net.eval()
+        try:
+            with torch.inference_mode(), self._autocast():
+                x = planes.to(self.device, dtype=torch.float32, non_blocking=True)
+                logits, values = self.net(x)
+                logits = logits.float().masked_fill(~legal.to(self.device), float("-inf"))
+                values = values.float()
+        finally:
+            self.net.train(was_training)
+        return logits.cpu().numpy(), values.cpu().numpy()
+
+    def _autocast(self) -> contextlib.AbstractContextManager:
+        if self.autocast_dtype is None:
+            return contextlib.nullcontext()
+        return torch.autocast(self.device.type, dtype=self.autocast_dtype)

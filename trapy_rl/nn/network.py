@@ -1,0 +1,176 @@
+"""The policy/value network: an AlphaZero-style residual tower on the hex grid embedding.
+
+Shapes: n positions, C input planes (`NUM_PLANES`), H x W grid, K cells, A = K + 1 actions,
+Ch = ``channels``.
+
+The net is fully convolutional plus global pooling, so one set of weights runs on every board
+side; the board is derived from the input's height, ``Board(H)``, and W must be 2H - 1.
+
+    planes [n, C, H, W]
+      -> stem: HexConv(C -> Ch), BN, ReLU, mask
+      -> ``blocks`` x residual block: HexConv, BN, ReLU, HexConv, BN, + skip, ReLU, mask
+      -> policy: 1x1 conv (Ch -> ``policy_channels``), BN, ReLU, 1x1 conv -> 1 logit per point,
+                 gathered at the K cells; the swap logit from pooled features through an MLP
+      -> value:  pooled features (mean and max over the board) -> MLP -> tanh
+
+"mask" multiplies the features by the on-board plane, so off-board points are zero after every
+layer and the input's off-board points never reach a cell.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import torch
+from torch import nn
+
+from trapy_rl.game.board import Board
+from trapy_rl.game.planes import NUM_PLANES, PLANE_NAMES
+from trapy_rl.nn.layers import HexConv2d, MaskedBatchNorm2d, masked_pool
+
+__all__ = ["PolicyValueNet"]
+
+ON_BOARD_PLANE = PLANE_NAMES.index("on_board")
+
+
+@functools.cache
+def _cell_index(side: int) -> np.ndarray:
+    """[K] int64: the flat grid index r * W + c of each cell of the side-``side`` board."""
+    board = Board(side)
+    width = board.grid_shape[1]
+    return board.grid_rows.astype(np.int64) * width + board.grid_cols.astype(np.int64)
+
+
+class ResidualBlock(nn.Module):
+    """Two masked hex convolutions with batch norm and an identity skip."""
+
+    def __init__(self, channels: int):
+        super().__init__()
+        self.conv1 = HexConv2d(channels, channels)
+        self.norm1 = MaskedBatchNorm2d(channels)
+        self.conv2 = HexConv2d(channels, channels)
+        self.norm2 = MaskedBatchNorm2d(channels)
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """x: [n, Ch, H, W] zero off the board; mask [n, 1, H, W] -> [n, Ch, H, W]."""
+        y = torch.relu(self.norm1(self.conv1(x), mask)) * mask
+        y = self.norm2(self.conv2(y), mask)
+        return torch.relu(x + y) * mask
+
+
+class PolicyValueNet(nn.Module):
+    """Residual policy/value net for Trap Y positions on any board side.
+
+    Args:
+        channels: Ch, feature channels of the tower.
+        blocks: residual blocks in the tower.
+        policy_channels: hidden channels of the per-cell policy head (1x1 convolutions).
+        value_hidden: hidden units of the value MLP.
+        swap_hidden: hidden units of the swap-logit MLP.
+        in_planes: C, input planes (default `NUM_PLANES`, what `encode_planes` produces).
+    """
+
+    def __init__(
+        self,
+        *,
+        channels: int = 64,
+        blocks: int = 6,
+        policy_channels: int = 32,
+        value_hidden: int = 64,
+        swap_hidden: int = 32,
+        in_planes: int = NUM_PLANES,
+    ):
+        super().__init__()
+        for name, value, least in (
+            ("channels", channels, 1),
+            ("blocks", blocks, 0),
+            ("policy_channels", policy_channels, 1),
+            ("value_hidden", value_hidden, 1),
+            ("swap_hidden", swap_hidden, 1),
+            ("in_planes", in_planes, ON_BOARD_PLANE + 1),
+        ):
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
+                raise ValueError(f"{name} must be an integer >= {least}, got {value!r}")
+        self.config = dict(
+            channels=int(channels),
+            blocks=int(blocks),
+            policy_channels=int(policy_channels),
+            value_hidden=int(value_hidden),
+            swap_hidden=int(swap_hidden),
+            in_planes=int(in_planes),
+        )
+        self.in_planes = int(in_planes)
+        self.stem_conv = HexConv2d(in_planes, channels)
+        self.stem_norm = MaskedBatchNorm2d(channels)
+        self.tower = nn.ModuleList(ResidualBlock(channels) for _ in range(blocks))
+        self.policy_conv = nn.Conv2d(channels, policy_channels, kernel_size=1, bias=False)
+        self.policy_norm = MaskedBatchNorm2d(policy_channels)
+        self.policy_out = nn.Conv2d(policy_channels, 1, kernel_size=1)
+        self.swap_mlp = nn.Sequential(
+            nn.Linear(2 * channels, swap_hidden), nn.ReLU(), nn.Linear(swap_hidden, 1)
+        )
+        self.value_mlp = nn.Sequential(
+            nn.Linear(2 * channels, value_hidden), nn.ReLU(), nn.Linear(value_hidden, 1)
+        )
+        self._cell_index_cache: dict[tuple[int, torch.device], torch.Tensor] = {}
+
+    def cell_index(self, side: int, device: torch.device) -> torch.Tensor:
+        """[K] int64 on ``device``: the flat grid index of each cell (cached per side, device)."""
+        key = (side, device)
+        index = self._cell_index_cache.get(key)
+        if index is None:
+            index = torch.from_numpy(_cell_index(side)).to(device)
+            self._cell_index_cache[key] = index
+        return index
+
+    def forward(
+        self, planes: torch.Tensor, legal_mask: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Policy logits and values of positions, each from the view of its player to move.
+
+        Args:
+            planes: [n, C, H, W] float, as `encode_planes` makes them (W = 2H - 1).
+            legal_mask: optional [n, A] bool; illegal actions then get logit -inf.
+
+        Returns:
+            logits [n, A] (float32 unless under autocast), values [n] in [-1, 1].
+        """
+        side = self._check_planes(planes)
+        n = planes.shape[0]
+        mask = planes[:, ON_BOARD_PLANE : ON_BOARD_PLANE + 1]  # [n, 1, H, W]
+        x = torch.relu(self.stem_norm(self.stem_conv(planes), mask)) * mask
+        for block in self.tower:
+            x = block(x, mask)
+
+        pooled = masked_pool(x, mask)  # [n, 2 Ch]
+        p = torch.relu(self.policy_norm(self.policy_conv(x), mask))
+        point_logits = self.policy_out(p).reshape(n, -1)  # [n, H * W]
+        cell_logits = point_logits.index_select(1, self.cell_index(side, planes.device))
+        swap_logit = self.swap_mlp(pooled)  # [n, 1]
+        logits = torch.cat([cell_logits, swap_logit.to(cell_logits.dtype)], dim=1)  # [n, A]
+        values = torch.tanh(self.value_mlp(pooled)).squeeze(1)  # [n]
+
+        if legal_mask is not None:
+            if legal_mask.shape != logits.shape:
+                raise ValueError(
+                    f"legal_mask must have shape {tuple(logits.shape)} (n, A) for side {side}, "
+                    f"got {tuple(legal_mask.shape)}"
+                )
+            logits = logits.masked_fill(~legal_mask.to(torch.bool), float("-inf"))
+        return logits, values
+
+    def _check_planes(self, planes: torch.Tensor) -> int:
+        """The board side of ``planes``, or a ValueError naming what is wrong with them."""
+        if planes.ndim != 4:
+            raise ValueError(f"planes must be [n, C, H, W], got shape {tuple(planes.shape)}")
+        _, c, h, w = planes.shape
+        if c != self.in_planes:
+            raise ValueError(f"planes must have {self.in_planes} channels, got {c}")
+        if h < 2 or w != 2 * h - 1:
+            raise ValueError(
+                f"planes must be on a grid H x (2H - 1) with H >= 2 (the board side), got {h} x {w}"
+            )
+        if not planes.is_floating_point():
+            raise ValueError(f"planes must be floating point, got {planes.dtype}")
+        return int(h)
