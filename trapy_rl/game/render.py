@@ -22,6 +22,7 @@ import numpy as np
 from trapy_rl.game.board import HEX_DIRECTIONS, NUM_REGIONS, REGION_COLORS, Board
 
 __all__ = [
+    "STONE_COLORS",
     "board_image",
     "cell_centers",
     "draw_board",
@@ -280,13 +281,15 @@ def draw_board(
         The matplotlib Figure drawn on.
     """
     from matplotlib import colormaps
-    from matplotlib.collections import LineCollection, PatchCollection, PolyCollection
-    from matplotlib.patches import Circle
+    from matplotlib.collections import LineCollection, PolyCollection
+    from matplotlib.colors import to_rgba
 
     stones = _check_stones(stones, board)
     last = _last_cell(last_action, stones, board)
     winning = np.zeros(board.num_cells, dtype=bool)
     winning[_check_cells(winning_cells, board, "winning_cells")] = True
+    if isinstance(marks, (str, int, np.integer)):
+        marks = [marks]
     if isinstance(marks, Mapping):
         labels = dict(
             zip(_check_cells(marks.keys(), board, "marks"), map(str, marks.values()), strict=True)
@@ -301,14 +304,14 @@ def draw_board(
         raise ValueError("contour_at, center and value_format need values")
 
     centers, corners = cell_centers(board), hexagon_corners(board)
-    margin = _BAND + 0.15
+    margin = _BAND + 0.2
     xlim = (corners[..., 0].min() - margin, corners[..., 0].max() + margin)
     ylim = (corners[..., 1].min() - margin, corners[..., 1].max() + margin)
     own = ax is None
     fig, ax = _make_axes(ax, xlim, ylim, figwidth, title, colorbar=values is not None)
     pt = _points_per_unit(ax, xlim, ylim)
 
-    faces = np.tile(np.array(_hex_rgba(_CELL_FACE)), (board.num_cells, 1))
+    faces = np.tile(np.array(to_rgba(_CELL_FACE)), (board.num_cells, 1))
     norm = colormap = None
     if values is not None:
         cmap = cmap or ("RdBu_r" if center is not None else "viridis")
@@ -316,9 +319,9 @@ def draw_board(
         norm = _norm(values, vmin, vmax, center)
         finite = np.isfinite(values)
         faces[finite] = colormap(norm(values[finite]))
-        faces[~finite] = _hex_rgba(_NAN_FACE)
+        faces[~finite] = to_rgba(_NAN_FACE)
     elif winning.any():
-        faces[winning] = _hex_rgba(_GROUP_TINTS[int(stones[winning][0]) or 1])
+        faces[winning] = to_rgba(_GROUP_TINTS[int(stones[winning][0]) or 1])
     for k, quads in enumerate(_region_bands(board)):
         ax.add_collection(
             PolyCollection(quads, color=REGION_COLORS[k], linewidths=0.02 * pt, zorder=1)
@@ -351,47 +354,26 @@ def draw_board(
     radius = 0.22 if values is not None else 0.36
     for colour in (1, 2):
         cells = np.flatnonzero(stones == colour)
-        discs = [Circle(tuple(centers[c]), radius) for c in cells]
-        ax.add_collection(
-            PatchCollection(
-                discs,
-                facecolors=STONE_COLORS[colour],
-                edgecolors=_STONE_EDGES[colour],
-                linewidths=0.035 * pt,
-                zorder=4,
-            )
-        )
+        _discs(ax, centers[cells], radius, STONE_COLORS[colour], _STONE_EDGES[colour], 0.035 * pt)
     if last is not None:
         ring = {0: "#d0021b", 1: "white", 2: "#222222"}[int(stones[last])]
-        ax.add_patch(
-            Circle(
-                tuple(centers[last]),
-                0.72 * radius if stones[last] else 0.3,
-                fill=False,
-                edgecolor=ring,
-                linewidth=(0.05 if values is None else 0.035) * pt,
-                zorder=5,
-            )
-        )
-    for cell in labels:
-        ax.add_patch(
-            Circle(
-                tuple(centers[cell]),
-                0.42,
-                fill=False,
-                edgecolor="black",
-                linewidth=0.07 * pt,
-                zorder=5,
-            )
-        )
+        size = 0.72 * radius if stones[last] else 0.3
+        _discs(ax, centers[[last]], size, "none", ring, (0.05 if values is None else 0.035) * pt)
+    _discs(ax, centers[list(labels)], 0.42, "none", "black", 0.07 * pt)
     _write_text(ax, board, stones, faces, values, labels, show_names, value_format, pt)
     return fig
 
 
-def _hex_rgba(colour: str) -> tuple[float, float, float, float]:
-    from matplotlib.colors import to_rgba
+def _discs(ax: Any, xy: np.ndarray, radius: float, face: str, edge: str, width: float) -> None:
+    """Circles of one style at the points xy [m, 2] (stones, or rings with face 'none')."""
+    from matplotlib.collections import PatchCollection
+    from matplotlib.patches import Circle
 
-    return to_rgba(colour)
+    circles = [Circle((float(x), float(y)), radius) for x, y in xy]
+    zorder = 4 if face != "none" else 5
+    ax.add_collection(
+        PatchCollection(circles, facecolors=face, edgecolors=edge, linewidths=width, zorder=zorder)
+    )
 
 
 def _make_axes(ax: Any, xlim, ylim, figwidth: float, title: str | None, *, colorbar: bool):
@@ -440,22 +422,24 @@ def _colorbar(fig: Any, ax: Any, colormap: Any, norm: Any, label: str | None, *,
 
 def _write_text(ax, board, stones, faces, values, labels, show_names, value_format, pt) -> None:
     """Cell names, values and mark labels; dark text on light faces, light text on dark."""
+    from matplotlib.colors import to_rgba
+
     centers = cell_centers(board)
     background = _luminance(faces)
-    if values is None:  # full-size stones cover the face
-        for colour in (1, 2):
-            background[stones == colour] = _luminance(np.array(_hex_rgba(STONE_COLORS[colour])))
+    for colour in (1, 2):  # the text sits on the stone
+        background[stones == colour] = _luminance(np.array(to_rgba(STONE_COLORS[colour])))
     ink = np.where(background > 0.5, "#1a1a1a", "white")
     for cell in range(board.num_cells):
         x, y = centers[cell]
         lines = []
         if labels.get(cell):
-            lines.append((labels[cell], "bold", 0.3))
+            lines.append((labels[cell], "bold", 0.28))
         if value_format is not None and np.isfinite(values[cell]):
             lines.append((value_format.format(values[cell]), "normal", 0.24))
         if show_names:
             lines.append((board.names[cell], "normal", 0.27 if not lines else 0.2))
-        offsets = np.linspace(0.13, -0.13, len(lines)) if len(lines) > 1 else [0.0][: len(lines)]
+        spread = 0.12 * (len(lines) - 1)
+        offsets = np.linspace(spread, -spread, len(lines))
         for (text, weight, size), dy in zip(lines, offsets, strict=True):
             ax.text(
                 x,
