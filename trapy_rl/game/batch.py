@@ -23,7 +23,18 @@ from trapy_rl.game.state import BLUE, EMPTY, YELLOW, GameState, IllegalMoveError
 
 __all__ = ["BatchGame"]
 
-_FIELDS = ("_stones", "_labels", "_group_regions", "to_move", "winner", "move_count", "history")
+# The arrays that make up the state of a batch (copied, taken and assigned together).
+_FIELDS = (
+    "_stones",
+    "_labels",
+    "_group_regions",
+    "_legal",
+    "to_move",
+    "winner",
+    "move_count",
+    "history",
+    "resigned",
+)
 
 
 class BatchGame:
@@ -57,8 +68,12 @@ class BatchGame:
         self.move_count = np.zeros(num_games, dtype=np.int16)
         self.history = np.full((num_games, k + 1), -1, dtype=np.int16)
         self.resigned = np.zeros(num_games, dtype=bool)
+        # The legal mask is kept up to date by every mutating method rather than recomputed.
+        self._legal = np.ones((num_games, k + 1), dtype=bool)
+        self._legal[:, k] = False
         # Per-board constants with the sentinel column appended (row K: no neighbours).
-        self._neighbors = self.board.neighbors.astype(np.intp)
+        neighbors = self.board.neighbors.astype(np.intp)
+        self._neighbors = np.where(neighbors < 0, k, neighbors)  # padding -> the sentinel K
         self._region_masks = self.board.region_masks
         self._win_table = self.board.win_table
 
@@ -86,11 +101,7 @@ class BatchGame:
 
     def legal_mask(self) -> np.ndarray:
         """[B, A] bool: empty cells and the swap where allowed; all False in finished games."""
-        mask = np.empty((self.num_games, self.board.num_actions), dtype=bool)
-        np.equal(self._stones[:, :-1], EMPTY, out=mask[:, :-1])
-        mask[:, :-1] &= (self.winner == 0)[:, None]
-        mask[:, -1] = self.swap_allowed
-        return mask
+        return self._legal.copy()
 
     def winning_group(self, game: int) -> np.ndarray:
         """[n] int: cells of the winning group of ``game`` (empty if none or resigned)."""
@@ -120,57 +131,71 @@ class BatchGame:
         actions = np.asarray(actions)
         if actions.shape != (self.num_games,):
             raise ValueError(f"actions must have shape ({self.num_games},), got {actions.shape}")
-        games = np.flatnonzero(self.winner == 0)
-        acts = actions[games].astype(np.intp)
-        self._check(games, acts)
+        moving = np.flatnonzero(self.winner == 0)
+        acts = actions[moving].astype(np.intp)
+        self._check(moving, acts)
         k = self.board.num_cells
-        movers = self.to_move[games]
-        moving = games
+        width = k + 1  # the cell axis with its sentinel; also the number of actions
+        movers = self.to_move[moving]
 
         swapping = acts == k
+        games = moving
         if swapping.any():
-            swap_games = games[swapping]
+            swap_games = moving[swapping]
             first = self.history[swap_games, 0].astype(np.intp)
             self._stones[swap_games, first] = YELLOW  # the group keeps its label and regions
-            games, acts, movers = games[~swapping], acts[~swapping], movers[~swapping]
+            keep = ~swapping
+            games, acts, movers = moving[keep], acts[keep], movers[keep]
 
-        self._stones[games, acts] = movers
-        # Labels of same-coloured neighbours; others (and off-board) read the sentinel K.
-        nbrs = self._neighbors[acts]  # [n, 6]
-        rows = games[:, None]
-        same = self._stones[rows, nbrs] == movers[:, None]
-        nbr_labels = np.where(same, self._labels[rows, nbrs], k)  # [n, 6]
-        regions = np.bitwise_or.reduce(self._group_regions[rows, nbr_labels], axis=1)
-        regions |= self._region_masks[acts]
+        # Flat indices into the [B, K + 1] arrays: take() on them beats 2-D fancy indexing.
+        stones, labels = self._stones.reshape(-1), self._labels.reshape(-1)
+        group_regions = self._group_regions.reshape(-1)
+        offsets = games * width
+        stones[offsets + acts] = movers
+        self._legal.reshape(-1)[offsets + acts] = False
+        # Labels of same-coloured neighbours; other and off-board neighbours give the sentinel K.
+        nbr_index = offsets[:, None] + self._neighbors[acts]  # [n, 6]
+        same = stones.take(nbr_index) == movers[:, None]
+        nbr_labels = np.where(same, labels.take(nbr_index), k)  # [n, 6]
+        nbr_regions = group_regions.take(offsets[:, None] + nbr_labels)  # [n, 6]
+        regions = self._region_masks[acts]
+        for column in nbr_regions.T:
+            regions = regions | column
         # Join the new stone to its neighbour group with the smallest label (or start one).
         target = nbr_labels.min(axis=1)
         target = np.where(target == k, acts, target)
-        self._labels[games, acts] = target
-        self._group_regions[games, target] = regions
+        labels[offsets + acts] = target
+        group_regions[offsets + target] = regions
         merging = ((nbr_labels != target[:, None]) & (nbr_labels != k)).any(axis=1)
         if merging.any():
             self._merge(games[merging], nbr_labels[merging], target[merging])
 
         won = self._win_table[regions]
-        self.winner[games[won]] = movers[won]
+        winners = games[won]
+        self.winner[winners] = movers[won]
+        self._legal[winners] = False
 
         # Every game that was not over before this step moved (a placement or the swap).
         self.history[moving, self.move_count[moving]] = actions[moving]
         self.move_count[moving] += 1
         self.to_move[moving] = 3 - self.to_move[moving]
+        self._legal[moving, k] = self.move_count[moving] == 1
+        self._legal[winners, k] = False
         ended = np.zeros(self.num_games, dtype=bool)
-        ended[games[won]] = True
+        ended[winners] = True
         return ended
 
     def _merge(self, games: np.ndarray, nbr_labels: np.ndarray, target: np.ndarray) -> None:
         """Relabel the groups in ``nbr_labels`` [m, 6] to ``target`` [m] in ``games`` [m]."""
-        labels = self._labels[games]  # [m, K + 1]
         k = self.board.num_cells
-        joined = np.zeros(labels.shape, dtype=bool)
-        for column in range(nbr_labels.shape[1]):
-            label = nbr_labels[:, column : column + 1]
-            joined |= (labels == label) & (label != k)
-        self._labels[games] = np.where(joined, target[:, None], labels)
+        width = k + 1
+        m = len(games)
+        # A per-game lookup table old label -> new label, applied to the whole row in one take.
+        lookup = np.tile(np.arange(width, dtype=np.int16), m)  # [m * (K + 1)]
+        lookup[(np.arange(m) * width)[:, None] + nbr_labels] = target[:, None]
+        lookup[np.arange(m) * width + k] = k  # empty cells keep the empty label
+        rows = self._labels[games].astype(np.intp) + (np.arange(m) * width)[:, None]
+        self._labels[games] = lookup.take(rows)
 
     def _check(self, games: np.ndarray, acts: np.ndarray) -> None:
         k = self.board.num_cells
@@ -202,6 +227,7 @@ class BatchGame:
         games = games[self.winner[games] == 0]
         self.winner[games] = 3 - self.to_move[games]
         self.resigned[games] = True
+        self._legal[games] = False
 
     def reset(self, games: np.ndarray | Sequence[int] | None = None) -> None:
         """Start new games in ``games`` (indices or [B] bool; default all)."""
@@ -214,6 +240,8 @@ class BatchGame:
         self._stones[games] = EMPTY
         self._labels[games] = k
         self._group_regions[games] = 0
+        self._legal[games] = True
+        self._legal[games, k] = False
         self.to_move[games] = BLUE
         self.winner[games] = 0
         self.move_count[games] = 0
@@ -224,7 +252,7 @@ class BatchGame:
     def copy(self) -> BatchGame:
         clone = object.__new__(BatchGame)
         clone.__dict__.update(self.__dict__)
-        for name in (*_FIELDS, "resigned"):
+        for name in _FIELDS:
             setattr(clone, name, getattr(self, name).copy())
         return clone
 
@@ -232,7 +260,7 @@ class BatchGame:
         """Overwrite this batch's state with ``other``'s (same B and board), without allocating."""
         if other.board is not self.board or other.num_games != self.num_games:
             raise ValueError("copy_from needs a batch of the same board and size")
-        for name in (*_FIELDS, "resigned"):
+        for name in _FIELDS:
             np.copyto(getattr(self, name), getattr(other, name))
 
     def take(self, games: np.ndarray | Sequence[int]) -> BatchGame:
@@ -241,7 +269,7 @@ class BatchGame:
         clone = object.__new__(BatchGame)
         clone.__dict__.update(self.__dict__)
         clone.num_games = len(games)
-        for name in (*_FIELDS, "resigned"):
+        for name in _FIELDS:
             setattr(clone, name, getattr(self, name)[games])
         return clone
 
@@ -250,7 +278,7 @@ class BatchGame:
         games = np.asarray(games, dtype=np.intp)
         if source.board is not self.board or source.num_games != len(games):
             raise ValueError("assign needs a source of the same board with one game per index")
-        for name in (*_FIELDS, "resigned"):
+        for name in _FIELDS:
             getattr(self, name)[games] = getattr(source, name)
 
     # ------------------------------------------------------------------ conversions
@@ -273,6 +301,7 @@ class BatchGame:
             if s.resigned:
                 batch.winner[i] = s.winner
                 batch.resigned[i] = True
+                batch._legal[i] = False
         return batch
 
     def to_state(self, game: int) -> GameState:

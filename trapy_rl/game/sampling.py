@@ -10,11 +10,18 @@ import numpy as np
 
 __all__ = ["random_legal_actions"]
 
+# Rejection rounds before the exact fallback; each round draws one cell per unfinished row.
+_REJECTION_ROUNDS = 6
+
 
 def random_legal_actions(
     legal_mask: np.ndarray, rng: np.random.Generator, *, swap_probability: float = 0.5
 ) -> np.ndarray:
-    """One random legal action per row.
+    """One uniformly random legal action per row.
+
+    Rejection sampling: draw a cell per row and redraw the rows whose cell is not legal, a few
+    rounds, then resolve the rows left (nearly full boards) with random noise over their legal
+    cells. Both steps are exactly uniform; the draws touch O(B) memory instead of O(B K).
 
     Args:
         legal_mask: [B, A] bool, the last column the swap. Rows with no legal action get 0.
@@ -25,12 +32,24 @@ def random_legal_actions(
         [B] int64 action indices.
     """
     cells = legal_mask[:, :-1]
-    # argmax of uniform noise over the legal cells is a uniform choice among them.
-    noise = rng.random(cells.shape, dtype=np.float32)
-    noise[~cells] = -1.0
-    actions = noise.argmax(axis=1)
+    num_rows, num_cells = cells.shape
+    actions = rng.integers(0, num_cells, num_rows)
+    pending = np.flatnonzero(~cells[np.arange(num_rows), actions])
+    for _ in range(_REJECTION_ROUNDS):
+        if not pending.size:
+            break
+        draws = rng.integers(0, num_cells, len(pending))
+        hit = cells[pending, draws]
+        actions[pending[hit]] = draws[hit]
+        pending = pending[~hit]
+    if pending.size:
+        rest = cells[pending]
+        # Legal cells get noise in [1, 2), the others [0, 1): the argmax is uniform over the
+        # legal cells (float64 noise: ties are practically impossible).
+        noise = rng.random(rest.shape) + rest
+        actions[pending] = np.where(rest.any(axis=1), noise.argmax(axis=1), 0)
     swap = legal_mask[:, -1]
     if swap.any():
-        take = swap & (rng.random(len(swap)) < swap_probability)
+        take = swap & (rng.random(num_rows) < swap_probability)
         actions[take] = legal_mask.shape[1] - 1
     return actions
