@@ -49,7 +49,7 @@ def random_fill(stones: np.ndarray, to_move: np.ndarray, rng: np.random.Generato
         raise ValueError(f"stones must be [n, K], got shape {stones.shape}")
     if to_move.shape != (stones.shape[0],):
         raise ValueError(f"to_move must have shape ({stones.shape[0]},), got {to_move.shape}")
-    if not np.isin(to_move, (BLUE, YELLOW)).all():
+    if to_move.size and not ((to_move == BLUE) | (to_move == YELLOW)).all():
         raise ValueError(f"to_move must hold players 1 or 2, got {np.unique(to_move).tolist()}")
     empty = stones == EMPTY
     # Rank the empty cells of each row in a random order (occupied cells sort last); the mover
@@ -118,8 +118,8 @@ def full_board_winner(stones: np.ndarray, board: Board) -> np.ndarray:
         ValueError: if some board has an empty cell or a value other than 1 and 2.
     """
     stones = _check_stones(stones, board)
-    if not np.isin(stones, (BLUE, YELLOW)).all():
-        bad = np.flatnonzero(~np.isin(stones, (BLUE, YELLOW)).all(axis=1))
+    if stones.size and not (stones.min() >= BLUE and stones.max() <= YELLOW):
+        bad = np.flatnonzero(((stones != BLUE) & (stones != YELLOW)).any(axis=1))
         raise ValueError(
             f"full_board_winner needs full boards of 1s and 2s; boards {bad[:10].tolist()} "
             f"({len(bad)} in all) have empty cells or other values"
