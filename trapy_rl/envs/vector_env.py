@@ -208,6 +208,8 @@ class TrapYVectorEnv(VectorEnv):
 
     def _opponent_moves(self) -> None:
         """The opponent replies in every game not over where it is to move."""
+        if self.opponent is None:
+            return
         batch = self.batch
         replying = (batch.winner == 0) & (batch.to_move != self._agent)
         if not replying.any():
