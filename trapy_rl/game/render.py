@@ -9,10 +9,17 @@ Matplotlib is imported inside the functions (Agg canvas only, never pyplot), so 
 package stays fast and no window ever opens.
 
 Shapes: K cells. ``stones`` is [K] int (0 empty, 1 blue, 2 yellow); ``values`` is [K] float.
+
+>>> stones = np.array([1, 0, 2, 0, 1], np.int8)  # a1 blue, c1 yellow, b2 blue
+>>> print(render_ascii(stones, Board(2), last_action="b2", winning_cells=["a1"]))
+2  .[B]
+1 b . Y
+  a b c
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -60,6 +67,7 @@ def hexagon_corners(board: Board, *, scale: float = 1.0) -> np.ndarray:
     return cell_centers(board)[:, None, :] + unit[None, :, :]
 
 
+@functools.cache
 def _neighbors_by_direction(board: Board) -> np.ndarray:
     """[K, 6] int: the neighbour in each of `HEX_DIRECTIONS`, -1 off the board."""
     n = board.side
@@ -68,6 +76,7 @@ def _neighbors_by_direction(board: Board) -> np.ndarray:
         q, r = board.coords[:, 0] + dq, board.coords[:, 1] + dr
         ok = (r >= 0) & (r < n) & (q >= -(n - 1)) & (q <= n - 1 - r)
         out[ok, j] = board.grid_to_cell[r[ok], q[ok] + n - 1]
+    out.flags.writeable = False  # cached per board
     return out
 
 
@@ -85,8 +94,9 @@ def _edges_between(
     return np.array(segments, dtype=float).reshape(-1, 2, 2)
 
 
-def _region_bands(board: Board) -> list[list[np.ndarray]]:
-    """Per region, the [4, 2] quadrilaterals of its band outside the board's outer edges.
+@functools.cache
+def _region_bands(board: Board) -> tuple[np.ndarray, ...]:
+    """Per region, the [m, 4, 2] quadrilaterals of its band outside the board's outer edges.
 
     Every outer edge is split in two halves; each half goes to the region that the cell
     touches, whose side the edge lies on, and whose cells' centroid is nearest (this splits
@@ -111,7 +121,10 @@ def _region_bands(board: Board) -> list[list[np.ndarray]]:
                 mid = (p0 + p1) / 2
                 k = min(regions, key=lambda k: float(np.hypot(*(centroids[k] - mid))))
                 bands[k].append(np.array([p0, p1, o1, o0]))
-    return bands
+    arrays = tuple(np.array(quads) for quads in bands)
+    for quads in arrays:
+        quads.flags.writeable = False  # cached per board
+    return arrays
 
 
 # ---------------------------------------------------------------------- input checks
