@@ -13,14 +13,14 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         for item in items:
             if "slow" in item.keywords:
                 item.add_marker(skip)
-    try:
-        import torch
-
-        has_cuda = torch.cuda.is_available()
-    except ImportError:  # pragma: no cover
-        has_cuda = False
-    if not has_cuda:
+    gpu_items = [item for item in items if "gpu" in item.keywords]
+    if gpu_items and not _has_cuda():
         skip_gpu = pytest.mark.skip(reason="needs a CUDA device")
-        for item in items:
-            if "gpu" in item.keywords:
-                item.add_marker(skip_gpu)
+        for item in gpu_items:
+            item.add_marker(skip_gpu)
+
+
+def _has_cuda() -> bool:
+    import torch  # only when gpu tests were collected: importing torch costs seconds
+
+    return torch.cuda.is_available()
