@@ -56,14 +56,15 @@ class ReferenceSearch:
         return node, float(values[0])
 
     def _select(self, node: _Node) -> int:
+        # The batched search scores in float32; the same roundings here give the same ties.
+        f32 = np.float32
+        scale = f32(self.c_puct * math.sqrt(node.visits))
+        fpu = f32(node.value_sum / node.visits - self.fpu_reduction)
         best_action, best_score = -1, -math.inf
         for action in sorted(node.priors):
             n = node.child_visits.get(action, 0)
-            if n > 0:
-                q = node.child_value_sums[action] / n
-            else:
-                q = node.value_sum / node.visits - self.fpu_reduction
-            score = q + node.priors[action] * (self.c_puct * math.sqrt(node.visits)) / (1 + n)
+            q = f32(node.child_value_sums[action] / n) if n > 0 else fpu
+            score = f32(node.priors[action]) * scale / f32(n + 1) + q
             if score > best_score:
                 best_action, best_score = action, score
         return best_action

@@ -187,7 +187,7 @@ class MCTS:
         tree.grow(int(tree.num_nodes[gs].max(initial=0)) + sims + 1)
         if fresh.any():
             self._expand_roots(gs, roots, np.flatnonzero(fresh))
-        clean_priors = tree.priors[gs, 0].copy()  # [n, A] float64, -inf at illegal actions
+        clean_priors = tree.priors[gs, 0].copy()  # [n, A] float32, -inf at illegal actions
         if add_noise:
             legal = clean_priors > -np.inf
             noisy = add_dirichlet_noise(
@@ -271,7 +271,7 @@ class MCTS:
             scratch.winner[evaluate] = 0
             logits, leaf_values = self.evaluator(scratch, evaluate)
             legal = scratch.legal_mask()[evaluate]
-            leaf_priors = np.where(legal, softmax_priors(np.asarray(logits), legal), -np.inf)
+            leaf_priors = softmax_priors(np.asarray(logits), legal, illegal_value=-np.inf)
             values[evaluate] = self._checked_values(leaf_values, evaluate.size)
         # --- expand: the new leaves join their trees.
         if expanding.size:
@@ -316,9 +316,12 @@ class MCTS:
             if d < len(path_actions):
                 below = depth[on_path] > d
                 edges = ids[below] * num_actions + path_actions[d][on_path[below]]
-                edge_visits[edges] += 1
-                edge_sums[edges] += value[below]
-                edge_q[edges] = edge_sums[edges] / edge_visits[edges]
+                visits = edge_visits[edges] + 1
+                # Slots are not cleared on allocation: a first visit overwrites the sum.
+                sums = np.where(visits == 1, value[below], edge_sums[edges] + value[below])
+                edge_visits[edges] = visits
+                edge_sums[edges] = sums
+                edge_q[edges] = sums / visits
 
     # ------------------------------------------------------------------ helpers
     def _expand_roots(self, gs: np.ndarray, roots: BatchGame, fresh: np.ndarray) -> None:
@@ -326,14 +329,14 @@ class MCTS:
         g = gs[fresh]
         logits, values = self.evaluator(roots, fresh)
         legal = roots.legal_mask()[fresh]
-        priors = softmax_priors(np.asarray(logits), legal)
+        priors = softmax_priors(np.asarray(logits), legal, illegal_value=-np.inf)
         values = self._checked_values(values, fresh.size)
         tree.reset(g)
         nodes = tree.allocate(g)
         tree.parents[g, nodes] = -1
         tree.actions_from_parent[g, nodes] = -1
         tree.terminal[g, nodes] = False
-        tree.priors[g, nodes] = np.where(legal, priors, -np.inf)
+        tree.priors[g, nodes] = priors
         tree.node_visits[g, nodes] = 1
         tree.node_value_sums[g, nodes] = values
 
