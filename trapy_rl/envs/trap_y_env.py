@@ -65,7 +65,8 @@ class TrapYEnv(gym.Env[np.ndarray, np.int64]):
     ``Discrete(A)`` with A = K + 1: action ``i < K`` places a stone on cell ``i`` (row-major
     from the bottom row: ``a1`` is 0, ``j10`` is 144 on side 10), action ``K`` is the swap.
     Only some actions are legal; ``info["action_mask"]`` says which. An illegal action raises
-    `trapy_rl.game.IllegalMoveError` naming the move and why, and changes nothing.
+    `trapy_rl.game.IllegalMoveError` naming the move and why, and changes nothing. ``step``
+    also takes a move name (``"c3"``, ``"swap"``), which is handy in scripts.
     ``env.action_space.sample()`` draws uniformly among the legal actions of the current
     position (see `trapy_rl.envs.spaces.LegalActions`).
 

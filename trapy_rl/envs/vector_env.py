@@ -167,7 +167,7 @@ class TrapYVectorEnv(VectorEnv):
         else:
             self._opponent_moves()  # replies, and first moves where a new game has it
             ended = (batch.winner != 0) & ~resetting
-            rewards = np.where(batch.winner == self._agent, 1.0, -1.0) * ended
+            rewards = np.where(ended, np.where(batch.winner == self._agent, 1.0, -1.0), 0.0)
         terminated = ended
         self._needs_reset = terminated.copy()
         truncated = np.zeros(self.num_envs, dtype=bool)
