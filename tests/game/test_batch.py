@@ -177,3 +177,12 @@ def test_random_play_statistics():
     assert 125 < batch.move_count.mean() < 136
     swapped = (batch.history[:, 1] == batch.board.swap_action).mean()
     assert 0.45 < swapped < 0.55
+
+
+def test_step_only_chosen_games():
+    batch = BatchGame(3, side=4)
+    # Game 1 is not chosen: its action is ignored, even an illegal one.
+    batch.step(np.array([0, -7, 2]), games=np.array([True, False, True]))
+    assert batch.move_count.tolist() == [1, 0, 1] and batch.stones[1].sum() == 0
+    batch.step(np.array([5, 3, 9]), games=[1])
+    assert batch.move_count.tolist() == [1, 1, 1] and batch.stones[1, 3] == BLUE

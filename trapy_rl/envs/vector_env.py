@@ -224,7 +224,7 @@ class TrapYVectorEnv(VectorEnv):
                     f"the opponent must return an integer array of shape ({self.num_envs},), "
                     f"got {actions.dtype} of shape {actions.shape}"
                 )
-        _step_games(batch, actions, replying)
+        batch.step(actions, games=replying)
 
     def _observations(self) -> np.ndarray:
         """[N, C, H, W] float32, from the agents' view with an opponent."""
@@ -247,17 +247,3 @@ class TrapYVectorEnv(VectorEnv):
         if self.opponent is not None:
             infos["agent_player"] = self._agent.copy()
         return infos
-
-
-def _step_games(batch: BatchGame, actions: np.ndarray, games: np.ndarray) -> None:
-    """Play ``actions`` [N] in the games where ``games`` [N] bool is True, only there.
-
-    `BatchGame.step` moves every game not over; the others are held still by marking them
-    over for the duration of the call (as `BatchGame.from_states` does).
-    """
-    held = ~games & (batch.winner == 0)
-    batch.winner[held] = BLUE
-    try:
-        batch.step(actions)
-    finally:
-        batch.winner[held] = 0

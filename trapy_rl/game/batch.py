@@ -116,11 +116,14 @@ class BatchGame:
         return self._group_regions[rows, self._labels[:, :-1]]
 
     # ------------------------------------------------------------------ stepping
-    def step(self, actions: np.ndarray | Sequence[int]) -> np.ndarray:
+    def step(
+        self, actions: np.ndarray | Sequence[int], *, games: np.ndarray | None = None
+    ) -> np.ndarray:
         """Play one action in every game not over; finished games ignore theirs.
 
         Args:
             actions: [B] int, an action index per game.
+            games: [B] bool or indices: only these games move (the others ignore their action).
 
         Returns:
             [B] bool, the games this step ended (the mover won).
@@ -131,7 +134,12 @@ class BatchGame:
         actions = np.asarray(actions)
         if actions.shape != (self.num_games,):
             raise ValueError(f"actions must have shape ({self.num_games},), got {actions.shape}")
-        moving = np.flatnonzero(self.winner == 0)
+        live = self.winner == 0
+        if games is not None:
+            chosen = np.zeros(self.num_games, dtype=bool)
+            chosen[np.asarray(games)] = True
+            live &= chosen
+        moving = np.flatnonzero(live)
         acts = actions[moving].astype(np.intp)
         self._check(moving, acts)
         k = self.board.num_cells
@@ -292,11 +300,7 @@ class BatchGame:
             raise ValueError("all states must be on the same board")
         for ply in range(max(s.move_count for s in states)):
             acts = np.array([s.history[ply] if ply < s.move_count else 0 for s in states])
-            live = np.array([ply < s.move_count for s in states])
-            saved = batch.winner.copy()
-            batch.winner[~live] = 1  # freeze games whose history is exhausted
-            batch.step(acts)
-            batch.winner[~live] = saved[~live]
+            batch.step(acts, games=np.array([ply < s.move_count for s in states]))
         for i, s in enumerate(states):
             if s.resigned:
                 batch.winner[i] = s.winner
