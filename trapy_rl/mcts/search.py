@@ -186,6 +186,7 @@ class MCTS:
         self._root_history[gs] = roots.history
         tree.grow(int(tree.num_nodes[gs].max(initial=0)) + sims + 1)
         if fresh.any():
+            tree.clear_stale(gs[fresh])
             self._expand_roots(gs, roots, np.flatnonzero(fresh))
         clean_priors = tree.priors[gs, 0].copy()  # [n, A] float32, -inf at illegal actions
         if add_noise:

@@ -9,10 +9,12 @@ Values are from the view of the player to move at the node that owns them. The s
 an edge (node, action) are kept at the parent, in the parent's view: ``edge_value_sums`` adds
 the value of each simulation through the edge for the player to move at the parent.
 
-Slots past ``num_nodes`` hold stale data; `Tree.allocate` clears a slot when it is handed out,
-so `reset` and `compact` only move counters and the kept nodes.
+Slots past ``num_nodes`` may hold stale data: `reset` and `compact` only move counters and the
+kept nodes. A stale slot is cleared when `allocate` hands it out, or in bulk by `clear_stale`
+(one pass over a whole empty tree is much cheaper than clearing its nodes one step at a time).
 
-Mutating methods: `reset`, `grow`, `allocate`, `compact`. The search mutates the statistics.
+Mutating methods: `reset`, `grow`, `allocate`, `clear_stale`, `compact`. The search mutates the
+statistics.
 """
 
 from __future__ import annotations
@@ -53,6 +55,8 @@ class Tree:
         self.num_games = int(num_games)
         self.num_actions = int(num_actions)
         self.num_nodes = np.zeros(num_games, dtype=np.int32)
+        # Slots at or past stale_end[g] are clean (children -1, visits and Q 0).
+        self.stale_end = np.zeros(num_games, dtype=np.int32)
         self._allocate_arrays(int(capacity))
 
     def _allocate_arrays(self, capacity: int) -> None:
@@ -93,12 +97,27 @@ class Tree:
             raise RuntimeError("search tree is full; grow it before allocating")
         self.num_nodes[games] += 1
         rows = self.node_ids(games, nodes)
-        self.rows("children_index")[rows] = NO_CHILD
-        self.rows("edge_visits")[rows] = 0
-        self.rows("edge_q")[rows] = 0.0
         self.node_visits.reshape(-1)[rows] = 0
         self.node_value_sums.reshape(-1)[rows] = 0.0
+        stale = nodes < self.stale_end[games]
+        if stale.any():
+            rows = rows[stale]
+            self.rows("children_index")[rows] = NO_CHILD
+            self.rows("edge_visits")[rows] = 0.0
+            self.rows("edge_q")[rows] = 0.0
+        self.stale_end[games] = np.maximum(self.stale_end[games], nodes + 1)
         return nodes
+
+    def clear_stale(self, games: np.ndarray) -> None:
+        """Clear every slot of the empty trees among ``games`` ([n] int) in one pass."""
+        games = games[(self.num_nodes[games] == 0) & (self.stale_end[games] > 0)]
+        if games.size == 0:
+            return
+        width = int(self.stale_end[games].max())
+        self.children_index[games, :width] = NO_CHILD
+        self.edge_visits[games, :width] = 0.0
+        self.edge_q[games, :width] = 0.0
+        self.stale_end[games] = 0
 
     # ------------------------------------------------------------------ flat views
     def node_ids(self, games: np.ndarray, nodes: np.ndarray) -> np.ndarray:
