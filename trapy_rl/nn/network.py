@@ -6,7 +6,7 @@ Ch = ``channels``.
 The net is fully convolutional plus global pooling, so one set of weights runs on every board
 side; the board is derived from the input's height, ``Board(H)``, and W must be 2H - 1.
 
-    planes [n, C, H, W]
+    planes [n, C, H, W], times the mask
       -> stem: HexConv(C -> Ch), BN, ReLU, mask
       -> ``blocks`` x residual block: HexConv, BN, ReLU, HexConv, BN, + skip, ReLU, mask
       -> policy: 1x1 conv (Ch -> ``policy_channels``), BN, ReLU, 1x1 conv -> 1 logit per point,
@@ -139,11 +139,13 @@ class PolicyValueNet(nn.Module):
         side = self._check_planes(planes)
         n = planes.shape[0]
         mask = planes[:, ON_BOARD_PLANE : ON_BOARD_PLANE + 1]  # [n, 1, H, W]
-        x = torch.relu(self.stem_norm(self.stem_conv(planes), mask)) * mask
+        # Zero the input off the board too: only the on-board plane defines what is off it.
+        x = torch.relu(self.stem_norm(self.stem_conv(planes * mask), mask)) * mask
         for block in self.tower:
             x = block(x, mask)
 
         pooled = masked_pool(x, mask)  # [n, 2 Ch]
+        # 1x1 convolutions: off-board points of the policy head never reach a cell.
         p = torch.relu(self.policy_norm(self.policy_conv(x), mask))
         point_logits = self.policy_out(p).reshape(n, -1)  # [n, H * W]
         cell_logits = point_logits.index_select(1, self.cell_index(side, planes.device))

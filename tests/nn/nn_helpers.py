@@ -1,0 +1,31 @@
+"""Small nets and random positions shared by the network and evaluator tests."""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from trapy_rl.game.batch import BatchGame
+from trapy_rl.game.board import Board
+from trapy_rl.game.sampling import random_legal_actions
+from trapy_rl.nn import PolicyValueNet
+
+
+def tiny_net(seed: int = 0) -> PolicyValueNet:
+    torch.manual_seed(seed)
+    return PolicyValueNet(channels=8, blocks=2, policy_channels=8, value_hidden=8, swap_hidden=8)
+
+
+def random_positions(side: int, n: int, seed: int = 0) -> BatchGame:
+    """n games of random lengths (0 to about half the board) played by random legal moves."""
+    rng = np.random.default_rng(seed)
+    batch = BatchGame(n, side=side)
+    lengths = rng.integers(0, Board(side).num_cells // 2 + 1, size=n)
+    for ply in range(int(lengths.max())):
+        actions = random_legal_actions(batch.legal_mask(), rng)
+        playing = (ply < lengths) & ~batch.is_over
+        saved = batch.winner.copy()
+        batch.winner[~playing] = 1  # freeze the games that have reached their length
+        batch.step(actions)
+        batch.winner[~playing] = saved[~playing]
+    return batch
