@@ -1,0 +1,105 @@
+import numpy as np
+import pytest
+import torch
+
+from trapy_rl.train import load_checkpoint, load_network, train
+from trapy_rl.train.checkpoint import CheckpointError
+
+
+def test_smoke_run_writes_config_checkpoints_and_events(tmp_path, make_config):
+    cfg = make_config(tmp_path, **{"eval.every": 2, "eval.num_games": 2, "eval.final_games": 2})
+    cfg.eval.num_simulations = 4
+    cfg.eval.uct_simulations = 4
+    result = train(cfg)
+    assert result.iterations == 3
+    assert (tmp_path / "config.yaml").read_text().startswith("side: 4")
+    names = sorted(p.name for p in (tmp_path / "checkpoints").glob("*.pt"))
+    assert names == ["ckpt_000001.pt", "ckpt_000002.pt", "ckpt_000003.pt", "latest.pt"]
+    assert list((tmp_path / "tensorboard").glob("events.out.tfevents.*"))
+    assert result.final_match is not None and result.final_match.games == 2
+    evaluated = [row for row in result.history if "eval/win_rate_vs_random" in row]
+    assert [row["iteration"] for row in evaluated] == [2]
+    _, info = load_network(tmp_path)
+    assert info["iteration"] == 3 and info["side"] == 4
+
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    events = EventAccumulator(str(tmp_path / "tensorboard"))
+    events.Reload()
+    tags = set(events.Tags()["scalars"])
+    for tag in (
+        "loss/policy",
+        "loss/value",
+        "loss/total",
+        "loss/entropy",
+        "optim/lr",
+        "selfplay/moves_per_s",
+        "selfplay/simulations_per_s",
+        "eval/win_rate_vs_random",
+        "eval/win_rate_vs_uct",
+    ):
+        assert tag in tags, tag
+    assert "eval/opening_values" in events.Tags()["images"]
+
+
+def weights(path):
+    return load_checkpoint(path)["model"]["state"]
+
+
+def test_resume_continues_exactly_as_without_stopping(tmp_path, make_config):
+    straight = train(make_config(tmp_path / "straight", iterations=2))
+    first = train(make_config(tmp_path / "split", iterations=1))
+    resumed = train(make_config(tmp_path / "resumed", iterations=2, resume=str(first.run_dir)))
+    assert resumed.iterations == 2
+    a, b = weights(straight.checkpoint), weights(resumed.checkpoint)
+    assert a.keys() == b.keys()
+    for key in a:
+        assert torch.equal(a[key], b[key]), key
+    # and the learning actually changed the weights in the second iteration
+    c = weights(first.checkpoint)
+    assert any(not torch.equal(a[key], c[key]) for key in a if a[key].is_floating_point())
+    sa = load_checkpoint(straight.checkpoint)
+    sb = load_checkpoint(resumed.checkpoint)
+    assert sa["counters"] == sb["counters"]
+    np.testing.assert_array_equal(
+        np.asarray(sa["selfplay"]["history"]), np.asarray(sb["selfplay"]["history"])
+    )
+
+
+def test_resume_with_another_board_or_net_fails_clearly(tmp_path, make_config):
+    first = train(make_config(tmp_path / "a", iterations=1))
+    with pytest.raises(CheckpointError, match=r"side-4 board.*side 5"):
+        train(make_config(tmp_path / "b", side=5, resume=str(first.run_dir)))
+    bigger = {**make_config(tmp_path).model, "channels": 24}
+    with pytest.raises(CheckpointError, match="another shape"):
+        train(make_config(tmp_path / "c", model=bigger, resume=str(first.run_dir)))
+
+
+def test_ctrl_c_saves_a_checkpoint_and_reraises(tmp_path, make_config, monkeypatch):
+    from trapy_rl.train import learner
+
+    calls = {"n": 0}
+    original = learner.Learner.train_step
+
+    def interrupted(self, samples):
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise KeyboardInterrupt
+        return original(self, samples)
+
+    monkeypatch.setattr(learner.Learner, "train_step", interrupted)
+    cfg = make_config(tmp_path, iterations=50)
+    cfg.checkpoint.every = 0
+    with pytest.raises(KeyboardInterrupt):
+        train(cfg)
+    saved = load_checkpoint(tmp_path)
+    assert saved["counters"]["iteration"] < 50
+
+
+def test_bad_configuration_is_named(tmp_path, make_config):
+    with pytest.raises(ValueError, match=r"replay\.mirror"):
+        train(make_config(tmp_path, **{"replay.mirror": "sideways"}))
+    with pytest.raises(ValueError, match=r"selfplay\.num_games must be >= 1"):
+        train(make_config(tmp_path, **{"selfplay.num_games": 0}))
+    with pytest.raises(ValueError, match="bad model configuration"):
+        train(make_config(tmp_path, model={"chanels": 8}))

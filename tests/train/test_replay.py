@@ -1,0 +1,153 @@
+import numpy as np
+import pytest
+
+from trapy_rl.game import BatchGame, Board, encode_planes, mirror_planes, mirror_policy
+from trapy_rl.game.sampling import random_legal_actions
+from trapy_rl.train.replay import ReplayBuffer, Samples
+
+
+def random_positions(board: Board, n: int, seed: int) -> tuple[BatchGame, np.ndarray]:
+    """n games played at random for a random number of moves (none finished)."""
+    rng = np.random.default_rng(seed)
+    batch = BatchGame(n, board)
+    plies = rng.integers(0, board.num_cells // 2, size=n)
+    for ply in range(int(plies.max())):
+        before = batch.copy()
+        actions = random_legal_actions(batch.legal_mask(), rng)
+        actions[plies <= ply] = 0
+        frozen = batch.winner.copy()
+        batch.winner[plies <= ply] = 1
+        batch.step(actions)
+        batch.winner[:] = np.where(plies <= ply, frozen, batch.winner)
+        ended = batch.is_over & (plies > ply)
+        if ended.any():  # undo a winning move: keep the games in play
+            batch.assign(np.flatnonzero(ended), before.take(np.flatnonzero(ended)))
+    return batch, rng
+
+
+def make_samples(board: Board, n: int, seed: int) -> Samples:
+    batch, rng = random_positions(board, n, seed)
+    policies = rng.random((n, board.num_actions)).astype(np.float32) * batch.legal_mask()
+    policies /= policies.sum(axis=1, keepdims=True)
+    values = rng.choice([-1.0, 1.0], size=n).astype(np.float32)
+    return Samples(encode_planes(batch), policies, values)
+
+
+def mirrored_batch(batch: BatchGame) -> BatchGame:
+    """The same games with every move reflected, played from the start."""
+    board = batch.board
+    mirror = BatchGame(batch.num_games, board)
+    for ply in range(int(batch.move_count.max())):
+        live = batch.move_count > ply
+        actions = np.where(live, board.mirror_actions[np.maximum(batch.history[:, ply], 0)], 0)
+        frozen = mirror.winner.copy()
+        mirror.winner[~live] = 1
+        mirror.step(actions)
+        mirror.winner[:] = np.where(~live, frozen, mirror.winner)
+    return mirror
+
+
+@pytest.mark.parametrize("side", [3, 5, 10])
+def test_mirrored_planes_equal_planes_of_the_mirrored_position(side):
+    board = Board(side)
+    batch, _ = random_positions(board, 12, seed=side)
+    direct = encode_planes(mirrored_batch(batch))
+    np.testing.assert_array_equal(mirror_planes(encode_planes(batch), board), direct)
+    # and the legal moves (a policy over them) mirror the same way
+    np.testing.assert_array_equal(
+        mirror_policy(batch.legal_mask(), board), mirrored_batch(batch).legal_mask()
+    )
+
+
+def held(buffer: ReplayBuffer) -> np.ndarray:
+    """The values held, oldest first."""
+    order = (buffer.cursor - buffer.size + np.arange(buffer.size)) % buffer.capacity
+    return buffer.values[order]
+
+
+def test_ring_buffer_keeps_the_newest_in_order():
+    board = Board(3)
+    buffer = ReplayBuffer(board, capacity=10)
+    samples = make_samples(board, 25, seed=0)
+    samples.values[:] = np.arange(25)
+    for start in range(0, 25, 7):
+        part = (a[start : start + 7] for a in (samples.planes, samples.policies, samples.values))
+        buffer.add(Samples(*part))
+    assert len(buffer) == 10 and buffer.total_added == 25
+    np.testing.assert_array_equal(held(buffer), np.arange(15, 25))
+
+
+def test_adding_more_than_capacity_at_once_keeps_the_newest():
+    board = Board(3)
+    buffer = ReplayBuffer(board, capacity=4)
+    samples = make_samples(board, 9, seed=1)
+    buffer.add(samples)
+    samples.values[:] = np.arange(9)
+    buffer = ReplayBuffer(board, capacity=4)
+    buffer.add(samples)
+    np.testing.assert_array_equal(held(buffer), np.arange(5, 9))
+    assert buffer.total_added == 9
+
+
+@pytest.mark.parametrize("mirror", ["none", "random", "both"])
+def test_sampled_positions_are_held_positions_or_their_mirrors(mirror):
+    board = Board(4)
+    samples = make_samples(board, 20, seed=2)
+    buffer = ReplayBuffer(board, capacity=50)
+    buffer.add(samples)
+    drawn = buffer.sample(64, np.random.default_rng(0), mirror=mirror)
+    assert len(drawn) == (128 if mirror == "both" else 64)
+    flipped = samples.mirrored(board)
+    keys = {
+        p.tobytes(): (q, v) for p, q, v in zip(samples.planes, samples.policies, samples.values)
+    }
+    mirrored_keys = {
+        p.tobytes(): (q, v) for p, q, v in zip(flipped.planes, flipped.policies, flipped.values)
+    }
+    seen_mirror = 0
+    for planes, policy, value in zip(drawn.planes, drawn.policies, drawn.values):
+        key = planes.tobytes()
+        if key in keys and np.array_equal(keys[key][0], policy):
+            assert keys[key][1] == value
+        else:
+            assert key in mirrored_keys and np.array_equal(mirrored_keys[key][0], policy)
+            assert mirrored_keys[key][1] == value
+            seen_mirror += 1
+    if mirror == "none":
+        assert seen_mirror == 0
+    elif mirror == "both":
+        assert seen_mirror >= 64
+    else:
+        assert 10 < seen_mirror < 54
+
+
+@pytest.mark.parametrize("capacity", [8, 5, 20])
+def test_state_dict_round_trip(capacity):
+    board = Board(4)
+    buffer = ReplayBuffer(board, capacity=8)
+    samples = make_samples(board, 11, seed=3)
+    samples.values[:] = np.arange(11)
+    buffer.add(samples)
+    other = ReplayBuffer(board, capacity=capacity)
+    other.load_state_dict(buffer.state_dict())
+    assert other.total_added == 11
+    np.testing.assert_array_equal(held(other), np.arange(11)[-min(capacity, 8) :])
+    if capacity == 8:  # the same slots: sampling continues identically
+        a = buffer.sample(32, np.random.default_rng(5))
+        b = other.sample(32, np.random.default_rng(5))
+        for x, y in zip((a.planes, a.policies, a.values), (b.planes, b.policies, b.values)):
+            np.testing.assert_array_equal(x, y)
+
+
+def test_bad_input_is_named():
+    board = Board(4)
+    with pytest.raises(ValueError, match="capacity"):
+        ReplayBuffer(board, capacity=0)
+    buffer = ReplayBuffer(board, capacity=8)
+    with pytest.raises(ValueError, match="empty"):
+        buffer.sample(4, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="side-4"):
+        buffer.add(make_samples(Board(3), 2, seed=0))
+    buffer.add(make_samples(board, 2, seed=0))
+    with pytest.raises(ValueError, match="mirror"):
+        buffer.sample(4, np.random.default_rng(0), mirror="flip")

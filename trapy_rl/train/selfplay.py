@@ -1,0 +1,346 @@
+"""Self-play: B games at once in one BatchGame, a batched search at every move.
+
+Shapes: B concurrent games, L = K + 1 the longest possible game, C planes, H x W grid,
+A actions, n positions.
+
+Every call of `SelfPlay.play` searches one move in every game ``num_moves`` times. A game that
+ends (a win or a resignation) hands its positions to the result, each labelled with the
+outcome z for the player to move there, and starts again at once. Games carry over from one
+call to the next; the search tree does not (each call builds a fresh search, so that the net's
+new weights evaluate every position and a call's result depends only on the game state and its
+seed: that is what lets a checkpoint resume a run exactly).
+
+Move choice: the first ``temperature_moves`` moves of a game are drawn in proportion to the
+visit counts (temperature 1), later ones take the most visited action (temperature 0). The
+search adds Dirichlet noise at the root and reuses the subtree of the move played.
+
+Resignation: the player to move resigns when the root value of its search falls below
+``resign_threshold``. A fraction ``resign_playout_fraction`` of games never resign; in those
+the first player whose value fell below the threshold is remembered, and if that player then
+wins, the resignation would have been false. Their rate is in `SelfPlayStats`.
+
+`SelfPlay` is the worker side of the worker/learner boundary: weights go in (through the
+evaluator it holds), `SelfPlayResult` (samples and game records) comes out.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from trapy_rl.game.batch import BatchGame
+from trapy_rl.game.board import Board
+from trapy_rl.game.planes import NUM_PLANES, encode_planes
+from trapy_rl.mcts.policies import select_actions
+from trapy_rl.mcts.search import MCTS
+from trapy_rl.train.replay import Samples
+
+__all__ = ["GameRecord", "SelfPlay", "SelfPlayResult", "SelfPlayStats", "summarize"]
+
+Evaluator = Callable[[BatchGame, np.ndarray], tuple[np.ndarray, np.ndarray]]
+
+
+@dataclass
+class GameRecord:
+    """One finished self-play game.
+
+    Attributes:
+        moves: the actions played, in order (the swap is ``board.swap_action``).
+        winner: 1 blue or 2 yellow.
+        resigned: the loser resigned.
+        playout: resignation was disabled in this game.
+        would_resign: in a playout game, the first player whose root value fell below the
+            threshold (0 if none).
+    """
+
+    moves: list[int]
+    winner: int
+    resigned: bool = False
+    playout: bool = False
+    would_resign: int = 0
+
+    @property
+    def false_resignation(self) -> bool:
+        """A playout game that the player who would have resigned went on to win."""
+        return self.playout and self.would_resign != 0 and self.would_resign == self.winner
+
+
+@dataclass
+class SelfPlayStats:
+    """Rates and outcomes of one or more `SelfPlay.play` calls."""
+
+    seconds: float = 0.0
+    moves: int = 0  # searches run (positions generated)
+    simulations: int = 0
+    games: int = 0
+    mean_game_length: float = float("nan")
+    blue_win_rate: float = float("nan")
+    swap_rate: float = float("nan")
+    resign_rate: float = float("nan")
+    false_resign_rate: float = float("nan")
+
+    @property
+    def games_per_s(self) -> float:
+        return self.games / self.seconds if self.seconds > 0 else 0.0
+
+    @property
+    def moves_per_s(self) -> float:
+        return self.moves / self.seconds if self.seconds > 0 else 0.0
+
+    @property
+    def simulations_per_s(self) -> float:
+        return self.simulations / self.seconds if self.seconds > 0 else 0.0
+
+
+@dataclass
+class SelfPlayResult:
+    """What self-play hands the learner: positions, finished games and timings."""
+
+    samples: Samples
+    records: list[GameRecord] = field(default_factory=list)
+    stats: SelfPlayStats = field(default_factory=SelfPlayStats)
+
+
+def summarize(
+    records: list[GameRecord], board: Board, *, seconds: float, moves: int, simulations: int
+) -> SelfPlayStats:
+    """The statistics of a list of finished games."""
+    stats = SelfPlayStats(seconds=seconds, moves=moves, simulations=simulations)
+    stats.games = len(records)
+    if records:
+        stats.mean_game_length = float(np.mean([len(r.moves) for r in records]))
+        stats.blue_win_rate = float(np.mean([r.winner == 1 for r in records]))
+        stats.swap_rate = float(
+            np.mean([len(r.moves) > 1 and r.moves[1] == board.swap_action for r in records])
+        )
+        stats.resign_rate = float(np.mean([r.resigned for r in records]))
+        watched = [r for r in records if r.playout and r.would_resign]
+        if watched:
+            stats.false_resign_rate = float(np.mean([r.false_resignation for r in watched]))
+    return stats
+
+
+def _choose_actions(
+    visit_counts: np.ndarray, temperatures: np.ndarray, rng: np.random.Generator
+) -> np.ndarray:
+    """One action per row: temperature 1 where ``temperatures`` [B] is 1, else the most visited."""
+    actions = np.empty(len(visit_counts), dtype=np.int64)
+    for tau in (1.0, 0.0):
+        rows = np.flatnonzero(temperatures == tau)
+        if len(rows):
+            actions[rows] = select_actions(visit_counts[rows], tau, rng)
+    return actions
+
+
+class SelfPlay:
+    """``num_games`` self-play games that persist between calls of `play`.
+
+    Args:
+        evaluator: ``(batch, games) -> (logits [n, A], values [n])``, e.g. `Evaluator(net)`;
+            it holds the net, so new weights loaded into the net are used from the next call.
+        board: the board the games are played on.
+        num_games: B, games played together.
+        num_simulations, c_puct, dirichlet_alpha, dirichlet_fraction: the search's settings.
+        temperature_moves: moves of each game drawn in proportion to the visit counts.
+        resign_threshold: resign below this root value (-1 or less disables resignation).
+        resign_playout_fraction: share of games in which resignation is disabled.
+        seed: seeds which games are playout games at the start.
+
+    Attributes:
+        batch: the BatchGame of the games in progress.
+    """
+
+    def __init__(
+        self,
+        evaluator: Evaluator,
+        board: Board,
+        *,
+        num_games: int,
+        num_simulations: int = 64,
+        c_puct: float = 1.25,
+        dirichlet_alpha: float = 0.3,
+        dirichlet_fraction: float = 0.25,
+        temperature_moves: int = 8,
+        resign_threshold: float = -0.9,
+        resign_playout_fraction: float = 0.2,
+        seed: int | list[int] = 0,
+    ):
+        if num_games < 1:
+            raise ValueError(f"num_games must be >= 1, got {num_games}")
+        if num_simulations < 1:
+            raise ValueError(f"num_simulations must be >= 1, got {num_simulations}")
+        if not 0.0 <= resign_playout_fraction <= 1.0:
+            raise ValueError(
+                f"resign_playout_fraction must be in [0, 1], got {resign_playout_fraction}"
+            )
+        if temperature_moves < 0:
+            raise ValueError(f"temperature_moves must be >= 0, got {temperature_moves}")
+        self.evaluator = evaluator
+        self.board = board
+        self.num_games = int(num_games)
+        self.num_simulations = int(num_simulations)
+        self.search_kwargs = dict(
+            num_simulations=int(num_simulations),
+            c_puct=float(c_puct),
+            dirichlet_alpha=float(dirichlet_alpha),
+            dirichlet_fraction=float(dirichlet_fraction),
+        )
+        self.temperature_moves = int(temperature_moves)
+        self.resign_threshold = float(resign_threshold)
+        self.resign_playout_fraction = float(resign_playout_fraction)
+
+        self.batch = BatchGame(num_games, board)
+        length = board.num_cells + 1
+        height, width = board.grid_shape
+        # The positions of the games in progress, indexed by ply.
+        self._planes = np.zeros((num_games, length, NUM_PLANES, height, width), np.float32)
+        self._policies = np.zeros((num_games, length, board.num_actions), np.float32)
+        self._players = np.zeros((num_games, length), np.int8)
+        self._playout = np.zeros(num_games, bool)  # [B] resignation disabled
+        self._would_resign = np.zeros(num_games, np.int8)  # [B] player, 0 none
+        rng = np.random.default_rng(seed)
+        self._playout[:] = rng.random(num_games) < self.resign_playout_fraction
+
+    # ------------------------------------------------------------------ playing
+    def play(self, num_moves: int, *, seed: int | list[int]) -> SelfPlayResult:
+        """Search and play ``num_moves`` moves in every game.
+
+        Args:
+            num_moves: moves per game (each is one batched search over all B games).
+            seed: seeds the search's noise and the move sampling of this call.
+
+        Returns:
+            The positions of the games that finished, their records and the rates.
+        """
+        start = time.perf_counter()
+        rng = np.random.default_rng(seed)
+        search = MCTS(
+            self.evaluator,
+            self.board,
+            num_games=self.num_games,
+            seed=int(rng.integers(2**63)),
+            **self.search_kwargs,
+        )
+        batch = self.batch
+        rows = np.arange(self.num_games)
+        parts: list[Samples] = []
+        records: list[GameRecord] = []
+        searches = 0
+        for _ in range(num_moves):
+            result = search.search(batch, add_noise=True)
+            visits = np.asarray(result.visit_counts, dtype=np.float32)  # [B, A]
+            root_values = np.asarray(result.root_values, dtype=np.float32)  # [B]
+            searches += self.num_games
+
+            ply = batch.move_count.astype(np.intp)
+            self._planes[rows, ply] = encode_planes(batch)
+            self._policies[rows, ply] = visits / visits.sum(axis=1, keepdims=True)
+            self._players[rows, ply] = batch.to_move
+
+            low = root_values < self.resign_threshold
+            resign = low & ~self._playout
+            watch = low & self._playout & (self._would_resign == 0)
+            self._would_resign[watch] = batch.to_move[watch]
+            temperatures = np.where(ply < self.temperature_moves, 1.0, 0.0)
+            actions = _choose_actions(visits, temperatures, rng)
+            if resign.any():
+                batch.resign(resign)
+            batch.step(actions)  # games just resigned are over and ignore theirs
+            search.advance(actions)
+
+            finished = np.flatnonzero(batch.is_over)
+            if len(finished):
+                parts.append(self._collect(finished, records))
+                batch.reset(finished)
+                search.reset(finished)
+                self._playout[finished] = rng.random(len(finished)) < self.resign_playout_fraction
+                self._would_resign[finished] = 0
+        samples = Samples.concatenate(parts, self.board)
+        stats = summarize(
+            records,
+            self.board,
+            seconds=time.perf_counter() - start,
+            moves=searches,
+            simulations=searches * self.num_simulations,
+        )
+        return SelfPlayResult(samples, records, stats)
+
+    def _collect(self, games: np.ndarray, records: list[GameRecord]) -> Samples:
+        """The positions of finished ``games`` [m] with their outcomes; appends their records."""
+        batch = self.batch
+        parts = []
+        for g in games:
+            length = int(batch.move_count[g])
+            # A resignation ends the game before the resigning player's move is played: the
+            # position searched last (at ply ``length``) belongs to the game too.
+            kept = length + 1 if batch.resigned[g] else length
+            winner = int(batch.winner[g])
+            players = self._players[g, :kept]
+            parts.append(
+                Samples(
+                    self._planes[g, :kept].copy(),
+                    self._policies[g, :kept].copy(),
+                    np.where(players == winner, 1.0, -1.0).astype(np.float32),
+                )
+            )
+            records.append(
+                GameRecord(
+                    moves=[int(a) for a in batch.history[g, :length]],
+                    winner=winner,
+                    resigned=bool(batch.resigned[g]),
+                    playout=bool(self._playout[g]),
+                    would_resign=int(self._would_resign[g]),
+                )
+            )
+        return Samples.concatenate(parts, self.board)
+
+    # ------------------------------------------------------------------ checkpoints
+    def state_dict(self) -> dict:
+        """The games in progress as plain arrays: moves so far and the search's visit targets.
+
+        The planes are not stored; `load_state_dict` recomputes them by replaying the moves.
+        """
+        longest = int(self.batch.move_count.max())
+        return {
+            "side": self.board.side,
+            "num_games": self.num_games,
+            "history": self.batch.history[:, :longest].copy(),
+            "move_count": self.batch.move_count.copy(),
+            "policies": self._policies[:, :longest].copy(),
+            "playout": self._playout.copy(),
+            "would_resign": self._would_resign.copy(),
+        }
+
+    def load_state_dict(self, state: dict) -> None:
+        """Restore the games of `state_dict` (same board side and number of games)."""
+        if int(state["side"]) != self.board.side or int(state["num_games"]) != self.num_games:
+            raise ValueError(
+                f"self-play state of {state['num_games']} games on the side-{state['side']} "
+                f"board does not fit {self.num_games} games on the side-{self.board.side} board"
+            )
+        history = np.asarray(state["history"]).astype(np.int16)
+        move_count = np.asarray(state["move_count"]).astype(np.int16)
+        batch = self.batch
+        batch.reset()
+        for ply in range(history.shape[1]):
+            live = np.flatnonzero(move_count > ply)
+            if not len(live):
+                break
+            self._planes[live, ply] = encode_planes(batch, live)
+            self._players[live, ply] = batch.to_move[live]
+            actions = np.zeros(self.num_games, dtype=np.intp)
+            actions[live] = history[live, ply]
+            frozen = batch.winner.copy()
+            batch.winner[move_count <= ply] = 1  # hold games whose history is exhausted
+            batch.step(actions)
+            batch.winner[:] = np.where(move_count <= ply, frozen, batch.winner)
+        if batch.is_over.any():
+            raise ValueError("self-play state holds a finished game; it cannot be resumed")
+        longest = history.shape[1]
+        self._policies[:] = 0.0
+        self._policies[:, :longest] = np.asarray(state["policies"])
+        self._playout[:] = np.asarray(state["playout"]).astype(bool)
+        self._would_resign[:] = np.asarray(state["would_resign"]).astype(np.int8)
