@@ -35,7 +35,7 @@ def softmax_priors(
         [m, A] float32, each row's legal entries summing to 1.
 
     Raises:
-        ValueError: a row whose legal logits are all -inf, or hold NaN or +inf.
+        ValueError: a row whose legal logits are all -inf, or hold a NaN or +inf.
     """
     if logits.shape != legal.shape:
         raise ValueError(f"logits of shape {logits.shape} do not match legal {legal.shape}")
@@ -44,14 +44,12 @@ def softmax_priors(
     if not np.isfinite(peak).all():
         rows = np.flatnonzero(~np.isfinite(peak[:, 0]))[:5].tolist()
         raise ValueError(
-            f"evaluator logits have no finite maximum over the legal actions in rows {rows}"
+            "evaluator logits have no finite maximum over the legal actions (all -inf, "
+            f"or a NaN or +inf among them) in rows {rows}"
         )
     priors -= peak
     np.exp(priors, out=priors)
-    total = priors.sum(axis=1, keepdims=True)
-    if not np.isfinite(total).all():  # NaN logits make NaN totals
-        raise ValueError("evaluator logits contain NaN at legal actions")
-    priors /= total
+    priors /= priors.sum(axis=1, keepdims=True)  # each sum >= 1: the peak contributes 1
     if illegal_value != 0.0:
         np.copyto(priors, np.float32(illegal_value), where=~legal)
     return priors

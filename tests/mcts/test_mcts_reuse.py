@@ -1,0 +1,125 @@
+"""Subtree reuse: advance keeps the chosen child's statistics; reset forgets; trees stay sound."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from mcts_helpers import HashEvaluator, UniformTestEvaluator, random_positions
+
+from trapy_rl.game import BatchGame, Board, GameState
+from trapy_rl.mcts import MCTS, ReferenceSearch, Tree
+
+
+def check_tree(tree: Tree, game: int) -> None:
+    """Structural invariants of one tree: links both ways, visit and value bookkeeping."""
+    for node in range(int(tree.num_nodes[game])):
+        children = tree.children_index[game, node]
+        for action in np.flatnonzero(children >= 0):
+            child = children[action]
+            assert tree.parents[game, child] == node
+            assert tree.actions_from_parent[game, child] == action
+            assert tree.node_visits[game, child] == tree.edge_visits[game, node, action]
+        visited = tree.edge_visits[game, node] > 0
+        assert (children[visited] >= 0).all() and (children[~visited] < 0).all()
+        np.testing.assert_allclose(
+            tree.edge_q[game, node, visited],
+            tree.edge_value_sums[game, node, visited] / tree.edge_visits[game, node, visited],
+            rtol=1e-6,
+        )
+        assert (tree.edge_q[game, node, ~visited] == 0).all()
+        if tree.terminal[game, node]:
+            assert (children < 0).all() and (tree.priors[game, node] == -np.inf).all()
+        else:
+            # Its own evaluation, then one visit per simulation through a child.
+            assert tree.node_visits[game, node] == 1 + tree.edge_visits[game, node].sum()
+
+
+def test_advance_keeps_the_chosen_childs_statistics():
+    board = Board(4)
+    batch = random_positions(board, [2, 5, 7], seed=11)
+    search = MCTS(HashEvaluator(board), board, num_games=3, num_simulations=80)
+    result = search.search(batch)
+    actions = result.visit_counts.argmax(axis=1)
+    tree = search.tree
+    children = tree.children_index[np.arange(3), 0, actions]
+    before = {
+        "edge_visits": tree.edge_visits[np.arange(3), children].copy(),
+        "edge_q": tree.edge_q[np.arange(3), children].copy(),
+        "node_visits": tree.node_visits[np.arange(3), children].copy(),
+        "priors": tree.priors[np.arange(3), children].copy(),
+    }
+    search.advance(actions)
+    np.testing.assert_array_equal(tree.edge_visits[:, 0], before["edge_visits"])
+    np.testing.assert_array_equal(tree.edge_q[:, 0], before["edge_q"])
+    np.testing.assert_array_equal(tree.node_visits[:, 0], before["node_visits"])
+    np.testing.assert_array_equal(tree.priors[:, 0], before["priors"])
+    for game in range(3):
+        check_tree(tree, game)
+    batch.step(actions)
+    again = search.search(batch, num_simulations=30)
+    np.testing.assert_array_equal(again.visit_counts.sum(axis=1), before["node_visits"] - 1 + 30)
+
+
+def test_reuse_over_a_game_equals_the_reference():
+    board = Board(3)
+    batch = random_positions(board, [0, 1, 4], seed=2)
+    evaluator = HashEvaluator(board, seed=4)
+    # A small first capacity makes the trees grow on the way.
+    search = MCTS(evaluator, board, num_games=3, num_simulations=25, capacity=8)
+    references = [ReferenceSearch(evaluator) for _ in range(3)]
+    states = [batch.to_state(game) for game in range(3)]
+    for move in range(6):
+        live = np.flatnonzero(~batch.is_over)
+        if live.size == 0:
+            break
+        result = search.search(batch, games=live)
+        actions = np.full(3, -1)
+        for row, game in enumerate(live):
+            references[game].search(states[game], 25)
+            counts = references[game].visit_counts(board.num_actions)
+            np.testing.assert_array_equal(result.visit_counts[row], counts)
+            check_tree(search.tree, game)
+            # Alternate between the favourite and a rarely visited move (maybe unexpanded).
+            actions[game] = (
+                counts.argmax() if move % 2 == 0 else np.flatnonzero(states[game].legal_mask())[-1]
+            )
+        search.advance(actions)
+        for game in live:
+            references[game].advance(int(actions[game]))
+            states[game].play(int(actions[game]))
+        batch.step(np.maximum(actions, 0))  # the games over (action -1) ignore theirs
+        assert search.tree.capacity >= 8
+
+
+def test_advance_to_an_unexpanded_or_terminal_child_empties_the_tree():
+    board = Board(4)
+    state = GameState.from_moves(
+        ["a1", "f2", "b1", "b2", "c1", "c2", "d1", "b3", "e1", "c3", "f1", "a4"], board
+    )
+    batch = BatchGame.from_states([state, state])
+    search = MCTS(UniformTestEvaluator(), board, num_games=2, num_simulations=12)
+    result = search.search(batch)
+    win = board.parse_action("g1")
+    assert result.visit_counts[0, win] > 0
+    unexpanded = np.flatnonzero(batch.legal_mask()[1] & (result.visit_counts[1] == 0))[0]
+    search.advance(np.array([win, unexpanded]))
+    np.testing.assert_array_equal(search.tree.num_nodes, [0, 0])
+
+
+def test_advance_minus_one_keeps_and_reset_forgets():
+    board = Board(4)
+    batch = random_positions(board, [3, 4], seed=5)
+    search = MCTS(HashEvaluator(board), board, num_games=2, num_simulations=20)
+    search.search(batch)
+    kept = search.tree.num_nodes.copy()
+    search.advance(np.array([-1, -1]))
+    np.testing.assert_array_equal(search.tree.num_nodes, kept)
+    search.reset(np.array([1]))
+    assert search.tree.num_nodes[0] == kept[0] and search.tree.num_nodes[1] == 0
+    fresh = MCTS(HashEvaluator(board), board, num_games=2, num_simulations=20)
+    np.testing.assert_array_equal(
+        search.search(batch, games=np.array([1])).visit_counts[0],
+        fresh.search(batch).visit_counts[1],
+    )
+    with pytest.raises(ValueError, match="shape"):
+        search.advance(np.array([0]))
