@@ -1,0 +1,122 @@
+"""Search speed: simulations per second of the batched PUCT search, without a network.
+
+The uniform evaluator (uniform prior, value 0) costs next to nothing, so these figures are the
+search's own overhead: tree arithmetic, replaying paths with the engine, backing up. Positions
+are side 10, about 10 random moves into a game; 64 simulations per move; fresh trees (reset
+before each search) unless the row says reuse. The bar from the project's issue is 70,000
+simulations/s at 256 games.
+
+Each figure is the median over repeats of the wall-clock rate; the note adds the rate in
+process CPU time, which other work on a shared machine disturbs less.
+
+To add another evaluator (a network), call `search_rows` with it:
+
+    rows += search_rows(Evaluator(net), "default net", batch_sizes=(256,), quick=quick)
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+import numpy as np
+
+from trapy_rl.game import BatchGame, Board
+from trapy_rl.game.sampling import random_legal_actions
+from trapy_rl.mcts import MCTS, Evaluator, select_actions
+
+NUM_SIMULATIONS = 64
+PLIES = 10
+
+
+def opening_positions(num_games: int, *, plies: int = PLIES, seed: int = 0) -> BatchGame:
+    """[B] games, each ``plies`` uniformly random legal moves in (none of them over)."""
+    rng = np.random.default_rng(seed)
+    while True:
+        batch = BatchGame(num_games, Board(10))
+        for _ in range(plies):
+            batch.step(random_legal_actions(batch.legal_mask(), rng))
+        if not batch.is_over.any():
+            return batch
+
+
+def _rates(search: MCTS, batch: BatchGame, repeats: int) -> tuple[float, float]:
+    """Median (wall, CPU) simulations per second of fresh-tree searches."""
+    search.reset()
+    search.search(batch)  # warm-up: allocation, caches
+    sims = batch.num_games * search.num_simulations
+    wall, cpu = [], []
+    for _ in range(repeats):
+        search.reset()
+        start_wall, start_cpu = time.perf_counter(), time.process_time()
+        search.search(batch)
+        wall.append(sims / (time.perf_counter() - start_wall))
+        cpu.append(sims / max(time.process_time() - start_cpu, 1e-9))
+    return statistics.median(wall), statistics.median(cpu)
+
+
+def _reuse_rate(search: MCTS, batch: BatchGame, moves: int) -> float:
+    """Wall-clock simulations per second over ``moves`` moves of search, play and advance."""
+    batch = batch.copy()
+    search.reset()
+    rng = np.random.default_rng(0)
+    sims = 0
+    start = time.perf_counter()
+    for _ in range(moves):
+        live = np.flatnonzero(~batch.is_over)
+        if live.size == 0:
+            break
+        result = search.search(batch, games=live)
+        actions = np.full(batch.num_games, -1)
+        actions[live] = select_actions(result.visit_counts, 1.0, rng)
+        search.advance(actions)
+        batch.step(np.maximum(actions, 0))
+        sims += live.size * search.num_simulations
+    return sims / (time.perf_counter() - start)
+
+
+def search_rows(
+    evaluator: Evaluator,
+    label: str,
+    *,
+    batch_sizes: tuple[int, ...] = (1, 64, 256),
+    quick: bool = False,
+    num_simulations: int = NUM_SIMULATIONS,
+    reuse: bool = True,
+) -> list[dict]:
+    """Rows of simulations/s for ``evaluator`` at each batch size (and with subtree reuse)."""
+    rows = []
+    for num_games in batch_sizes:
+        batch = opening_positions(num_games, seed=num_games)
+        search = MCTS(evaluator, batch.board, num_games=num_games, num_simulations=num_simulations)
+        repeats = (3 if quick else 7) * max(1, 64 // num_games)
+        wall, cpu = _rates(search, batch, repeats)
+        note = f"{num_simulations} sims/move, side 10, {PLIES} plies in; CPU-time rate {cpu:,.0f}"
+        rows.append(
+            {
+                "name": f"search, {label}, B={num_games}",
+                "value": wall,
+                "unit": "sims/s",
+                "note": note,
+            }
+        )
+    if reuse:
+        num_games = max(batch_sizes)
+        batch = opening_positions(num_games, seed=num_games)
+        search = MCTS(evaluator, batch.board, num_games=num_games, num_simulations=num_simulations)
+        rates = [_reuse_rate(search, batch, 4 if quick else 8) for _ in range(1 if quick else 3)]
+        rows.append(
+            {
+                "name": f"search+advance, {label}, B={num_games}",
+                "value": statistics.median(rates),
+                "unit": "sims/s",
+                "note": "subtree reuse over consecutive moves, moves sampled at temperature 1",
+            }
+        )
+    return rows
+
+
+def run(quick: bool) -> list[dict]:
+    from trapy_rl.nn.evaluator import UniformEvaluator
+
+    return search_rows(UniformEvaluator(), "uniform evaluator", quick=quick)
