@@ -138,3 +138,14 @@ def test_cuda_matches_cpu(precision):
     tolerance = 1e-3 if precision == "fp32" else 0.1
     np.testing.assert_allclose(logits[legal], cpu_logits[legal], atol=tolerance, rtol=0.05)
     np.testing.assert_allclose(values, cpu_values, atol=tolerance)
+
+
+def test_channels_last_gives_the_same_answers():
+    batch = random_positions(8, 5, seed=6)
+    games = np.arange(5)
+    logits, values = Evaluator(tiny_net(), device="cpu", channels_last=False)(batch, games)
+    other_logits, other_values = Evaluator(tiny_net(), device="cpu", channels_last=True)(
+        batch, games
+    )
+    np.testing.assert_allclose(other_logits, logits, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(other_values, values, rtol=1e-5, atol=1e-5)

@@ -43,9 +43,9 @@ class UniformEvaluator:
 class Evaluator:
     """A `PolicyValueNet` wrapped for search: batched, in inference mode, on a chosen device.
 
-    The evaluator holds the net itself, not a copy, so it always sees the current weights; it
-    moves the net to ``device`` when constructed (in place, as `nn.Module.to` does) and runs it
-    in eval mode, restoring the net's training flag after each call.
+    The evaluator holds the net itself, not a copy, so it always sees the current weights. It
+    moves the net to ``device`` and memory format when constructed, in place as `nn.Module.to`
+    does, and runs it in eval mode, restoring the net's training flag after each call.
 
     Args:
         net: the network.
@@ -54,6 +54,8 @@ class Evaluator:
             fast (CUDA from Ampere on; CPUs with avx512_bf16 or AMX). ``True`` forces it, with a
             warning on a CPU without native bf16, where it is slower than fp32.
         fp16: run under fp16 autocast (CUDA only).
+        channels_last: store the net's weights and feed its input in the channels-last memory
+            format, which oneDNN and cuDNN run faster (about 10% on an AVX2 CPU).
 
     Attributes:
         device: the resolved torch device.
@@ -67,6 +69,7 @@ class Evaluator:
         device: torch.device | str = "auto",
         bf16: bool | str = False,
         fp16: bool = False,
+        channels_last: bool = True,
     ):
         if not isinstance(net, torch.nn.Module):
             raise TypeError(f"net must be a torch module, got {type(net).__name__}")
@@ -86,7 +89,8 @@ class Evaluator:
                 stacklevel=2,
             )
         self.autocast_dtype = torch.bfloat16 if bf16 else torch.float16 if fp16 else None
-        self.net = net.to(self.device)
+        self.memory_format = torch.channels_last if channels_last else torch.contiguous_format
+        self.net = net.to(self.device, memory_format=self.memory_format)
 
     def __call__(self, batch: BatchGame, games: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Evaluate ``games`` [n] int of ``batch``.
@@ -126,6 +130,7 @@ class Evaluator:
         try:
             with torch.inference_mode(), self._autocast():
                 x = planes.to(self.device, dtype=torch.float32, non_blocking=True)
+                x = x.contiguous(memory_format=self.memory_format)
                 logits, values = self.net(x)
                 logits = logits.float().masked_fill(~legal.to(self.device), float("-inf"))
                 values = values.float()
