@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from trapy_rl.mcts import add_dirichlet_noise, select_actions, select_puct, softmax_priors
+from trapy_rl.mcts.policies import mask_logits, normalize_logits
 
 
 def test_softmax_priors_masks_and_normalises():
@@ -25,6 +26,16 @@ def test_softmax_priors_masks_and_normalises():
         softmax_priors(np.array([[0.0, np.nan, 0, 0]], np.float32), legal[:1])
     with pytest.raises(ValueError, match="shape"):
         softmax_priors(logits, legal[:, :3])
+
+
+def test_a_legal_action_with_minus_inf_logit_stays_legal_with_prior_zero():
+    logits = np.array([[0.0, -np.inf, 1.0, 5.0]], dtype=np.float32)
+    legal = np.array([[True, True, True, False]])
+    masked = mask_logits(logits, legal)
+    assert np.isfinite(masked[0, :3]).all() and masked[0, 3] == -np.inf
+    priors = normalize_logits(masked, illegal_value=-np.inf)
+    assert priors[0, 1] == 0.0 and priors[0, 3] == -np.inf
+    np.testing.assert_array_equal(priors[0, :3], softmax_priors(logits, legal)[0, :3])
 
 
 def test_select_puct_follows_the_formula():

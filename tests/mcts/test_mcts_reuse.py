@@ -27,9 +27,15 @@ def check_tree(tree: Tree, game: int) -> None:
             rtol=1e-6,
         )
         assert (tree.edge_q[game, node, ~visited] == 0).all()
+        priors = tree.priors[game, node]
         if tree.terminal[game, node]:
-            assert (children < 0).all() and (tree.priors[game, node] == -np.inf).all()
-        else:
+            assert (children < 0).all() and (priors == -np.inf).all()
+            assert not tree.pending[game, node]
+        elif not tree.pending[game, node]:
+            assert np.sum(priors[priors > -np.inf]) == pytest.approx(1.0, abs=1e-5)
+        else:  # still the evaluator's logits: never selected from, only its evaluation
+            assert tree.node_visits[game, node] == 1
+        if not tree.terminal[game, node]:
             # Its own evaluation, then one visit per simulation through a child.
             assert tree.node_visits[game, node] == 1 + tree.edge_visits[game, node].sum()
 

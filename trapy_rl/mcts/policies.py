@@ -18,7 +18,63 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["add_dirichlet_noise", "select_actions", "select_puct", "softmax_priors"]
+__all__ = [
+    "add_dirichlet_noise",
+    "mask_logits",
+    "normalize_logits",
+    "select_actions",
+    "select_puct",
+    "softmax_priors",
+]
+
+
+def mask_logits(logits: np.ndarray, legal: np.ndarray) -> np.ndarray:
+    """The logits of the legal actions, -inf at the illegal ones, checked.
+
+    A legal action's -inf logit becomes the lowest float32, so it stays legal (prior 0).
+
+    Args:
+        logits: [m, A] float, any value at illegal actions.
+        legal: [m, A] bool, at least one legal action per row.
+
+    Returns:
+        [m, A] float32.
+
+    Raises:
+        ValueError: a row whose legal logits are all -inf, or hold a NaN or +inf.
+    """
+    if logits.shape != legal.shape:
+        raise ValueError(f"logits of shape {logits.shape} do not match legal {legal.shape}")
+    lowest = np.finfo(np.float32).min
+    masked = np.maximum(logits.astype(np.float32, copy=False), lowest)
+    np.copyto(masked, np.float32(-np.inf), where=~legal)
+    peak = masked.max(axis=1)
+    bad = ~np.isfinite(peak) | (peak == lowest)
+    if bad.any():
+        rows = np.flatnonzero(bad)[:5].tolist()
+        raise ValueError(
+            "evaluator logits have no finite maximum over the legal actions (all -inf, "
+            f"or a NaN or +inf among them) in rows {rows}"
+        )
+    return masked
+
+
+def normalize_logits(masked: np.ndarray, *, illegal_value: float = 0.0) -> np.ndarray:
+    """The softmax of each row of `mask_logits`'s output over its finite entries.
+
+    Args:
+        masked: [m, A] float32, -inf exactly at the illegal actions.
+        illegal_value: what the illegal actions get (the search stores -inf there).
+
+    Returns:
+        [m, A] float32, each row's legal entries summing to 1.
+    """
+    priors = masked - masked.max(axis=1, keepdims=True)
+    np.exp(priors, out=priors)
+    priors /= priors.sum(axis=1, keepdims=True)  # each sum >= 1: the peak contributes 1
+    if illegal_value != 0.0:
+        np.copyto(priors, np.float32(illegal_value), where=masked == -np.inf)
+    return priors
 
 
 def softmax_priors(
@@ -29,7 +85,7 @@ def softmax_priors(
     Args:
         logits: [m, A] float, any value at illegal actions (they are masked here).
         legal: [m, A] bool, at least one legal action per row.
-        illegal_value: what the illegal actions get (the search stores -inf there).
+        illegal_value: what the illegal actions get.
 
     Returns:
         [m, A] float32, each row's legal entries summing to 1.
@@ -37,22 +93,7 @@ def softmax_priors(
     Raises:
         ValueError: a row whose legal logits are all -inf, or hold a NaN or +inf.
     """
-    if logits.shape != legal.shape:
-        raise ValueError(f"logits of shape {logits.shape} do not match legal {legal.shape}")
-    priors = np.where(legal, logits.astype(np.float32, copy=False), np.float32(-np.inf))
-    peak = priors.max(axis=1, keepdims=True)
-    if not np.isfinite(peak).all():
-        rows = np.flatnonzero(~np.isfinite(peak[:, 0]))[:5].tolist()
-        raise ValueError(
-            "evaluator logits have no finite maximum over the legal actions (all -inf, "
-            f"or a NaN or +inf among them) in rows {rows}"
-        )
-    priors -= peak
-    np.exp(priors, out=priors)
-    priors /= priors.sum(axis=1, keepdims=True)  # each sum >= 1: the peak contributes 1
-    if illegal_value != 0.0:
-        np.copyto(priors, np.float32(illegal_value), where=~legal)
-    return priors
+    return normalize_logits(mask_logits(logits, legal), illegal_value=illegal_value)
 
 
 def select_puct(

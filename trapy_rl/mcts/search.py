@@ -28,7 +28,12 @@ import numpy as np
 
 from trapy_rl.game.batch import BatchGame
 from trapy_rl.game.board import Board
-from trapy_rl.mcts.policies import add_dirichlet_noise, select_puct, softmax_priors
+from trapy_rl.mcts.policies import (
+    add_dirichlet_noise,
+    mask_logits,
+    normalize_logits,
+    select_puct,
+)
 from trapy_rl.mcts.tree import NO_CHILD, Tree
 
 __all__ = ["MCTS", "Evaluator", "SearchResult"]
@@ -188,6 +193,7 @@ class MCTS:
         if fresh.any():
             tree.clear_stale(gs[fresh])
             self._expand_roots(gs, roots, np.flatnonzero(fresh))
+        self._settle_priors(tree.node_ids(gs, 0))
         clean_priors = tree.priors[gs, 0].copy()  # [n, A] float32, -inf at illegal actions
         if add_noise:
             legal = clean_priors > -np.inf
@@ -226,6 +232,7 @@ class MCTS:
         leaf_parent = np.zeros(n, dtype=np.intp)
         leaf_action = np.full(n, -1, dtype=np.intp)  # -1: the path ends at a terminal node
         while active.size:
+            self._settle_priors(current)
             actions = select_puct(
                 np.take(priors, current, axis=0),
                 np.take(edge_visits, current, axis=0),
@@ -272,7 +279,7 @@ class MCTS:
             scratch.winner[evaluate] = 0
             logits, leaf_values = self.evaluator(scratch, evaluate)
             legal = scratch.legal_mask()[evaluate]
-            leaf_priors = softmax_priors(np.asarray(logits), legal, illegal_value=-np.inf)
+            leaf_logits = mask_logits(np.asarray(logits), legal)  # normalized when selected
             values[evaluate] = self._checked_values(leaf_values, evaluate.size)
         # --- expand: the new leaves join their trees.
         if expanding.size:
@@ -285,9 +292,10 @@ class MCTS:
             tree.actions_from_parent.reshape(-1)[new_ids] = acts
             is_end = ended[expanding]
             terminal[new_ids] = is_end
+            tree.pending.reshape(-1)[new_ids] = ~is_end
             priors[new_ids[is_end]] = -np.inf
             if evaluate.size:
-                priors[new_ids[~is_end]] = leaf_priors
+                priors[new_ids[~is_end]] = leaf_logits
             for d in range(1, len(path_ids)):
                 here = depth[expanding] == d
                 path_ids[d][expanding[here]] = new_ids[here]
@@ -330,16 +338,26 @@ class MCTS:
         g = gs[fresh]
         logits, values = self.evaluator(roots, fresh)
         legal = roots.legal_mask()[fresh]
-        priors = softmax_priors(np.asarray(logits), legal, illegal_value=-np.inf)
+        masked = mask_logits(np.asarray(logits), legal)
         values = self._checked_values(values, fresh.size)
         tree.reset(g)
         nodes = tree.allocate(g)
         tree.parents[g, nodes] = -1
         tree.actions_from_parent[g, nodes] = -1
         tree.terminal[g, nodes] = False
-        tree.priors[g, nodes] = priors
+        tree.pending[g, nodes] = True
+        tree.priors[g, nodes] = masked
         tree.node_visits[g, nodes] = 1
         tree.node_value_sums[g, nodes] = values
+
+    def _settle_priors(self, ids: np.ndarray) -> None:
+        """Turn the pending logits of the nodes ``ids`` ([n] flat ids) into priors."""
+        pending = self.tree.pending.reshape(-1)
+        ids = ids[pending[ids]]
+        if ids.size:
+            priors = self.tree.rows("priors")
+            priors[ids] = normalize_logits(priors[ids], illegal_value=-np.inf)
+            pending[ids] = False
 
     def _checked_values(self, values: np.ndarray, n: int) -> np.ndarray:
         values = np.asarray(values, dtype=np.float64)

@@ -37,6 +37,9 @@ class Tree:
         node_visits: [B, N] int32, simulations through the node, counting its own evaluation.
         node_value_sums: [B, N] float64, their values for the player to move at the node.
         children_index: [B, N, A] int32, the child reached by each action, -1 if not expanded.
+        pending: [B, N] bool, the node's ``priors`` row still holds the evaluator's masked
+            logits: the softmax is taken when a simulation first selects from the node (most
+            leaves never are), by `normalize_logits`, which gives the same numbers.
         priors: [B, N, A] float32, the prior of each legal action; -inf marks an illegal one
             (every action of a terminal node), which makes its PUCT score -inf.
         edge_visits: [B, N, A] float32, simulations through each edge (the child's visit
@@ -65,6 +68,7 @@ class Tree:
         self.parents = np.full((b, capacity), -1, dtype=np.int32)
         self.actions_from_parent = np.full((b, capacity), -1, dtype=np.int16)
         self.terminal = np.zeros((b, capacity), dtype=bool)
+        self.pending = np.zeros((b, capacity), dtype=bool)
         self.node_visits = np.zeros((b, capacity), dtype=np.int32)
         self.node_value_sums = np.zeros((b, capacity), dtype=np.float64)
         self.children_index = np.full((b, capacity, a), NO_CHILD, dtype=np.int32)
@@ -73,7 +77,14 @@ class Tree:
         self.edge_value_sums = np.zeros((b, capacity, a), dtype=np.float64)
         self.edge_q = np.zeros((b, capacity, a), dtype=np.float32)
 
-    _NODE_FIELDS = ("parents", "actions_from_parent", "terminal", "node_visits", "node_value_sums")
+    _NODE_FIELDS = (
+        "parents",
+        "actions_from_parent",
+        "terminal",
+        "pending",
+        "node_visits",
+        "node_value_sums",
+    )
     _EDGE_FIELDS = ("children_index", "priors", "edge_visits", "edge_value_sums", "edge_q")
 
     # ------------------------------------------------------------------ capacity
