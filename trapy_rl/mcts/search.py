@@ -17,6 +17,26 @@ One simulation step does, for all n games at once:
 
 The root of a tree is evaluated once, when the tree is empty; it counts as the root's first
 visit. `MCTS.advance` keeps the subtree of the move played, so its statistics carry over.
+First-play urgency and the PUCT formula are described in `trapy_rl.mcts.policies`.
+
+Room to grow: Gumbel root selection (Danihelka et al. 2022) would replace `select_puct` in the
+first pass of the select loop (the root level) and pick the move from completed Q-values in
+place of `select_actions`; playout cap randomization only needs the ``num_simulations``
+argument of `MCTS.search`, per call and per subset of ``games``.
+
+>>> from trapy_rl.game import BatchGame, Board
+>>> from trapy_rl.mcts import select_actions
+>>> def uniform(batch, games):
+...     legal = batch.legal_mask()[games]
+...     return np.where(legal, 0.0, -np.inf).astype(np.float32), np.zeros(len(games), np.float32)
+>>> board = Board(4)
+>>> batch = BatchGame(2, board)
+>>> mcts = MCTS(uniform, board, num_games=2, num_simulations=16, seed=0)
+>>> result = mcts.search(batch, add_noise=True)
+>>> result.visit_counts.shape, result.visit_counts.sum(axis=1).tolist()
+((2, 23), [16, 16])
+>>> actions = select_actions(result.visit_counts, 1.0, np.random.default_rng(0))
+>>> _ = batch.step(actions); mcts.advance(actions)  # the played children become the roots
 """
 
 from __future__ import annotations
@@ -144,6 +164,9 @@ class MCTS:
             raise ValueError(f"actions must be in -1..{self.board.num_actions - 1}")
         moved = np.flatnonzero(actions >= 0)
         acts = actions[moved].astype(np.intp)
+        full = self._root_move_count[moved] >= self._root_history.shape[1]
+        if full.any():
+            raise ValueError(f"games {moved[full][:10].tolist()} have no moves left to advance")
         self._root_history[moved, self._root_move_count[moved]] = acts
         self._root_move_count[moved] += 1
         tree = self.tree
