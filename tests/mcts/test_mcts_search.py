@@ -158,8 +158,10 @@ def test_terminal_leaves_are_exact_and_not_evaluated():
         return evaluator(batch_, games)
 
     sims = 150
-    result = MCTS(checking, board, num_games=3, num_simulations=sims).search(batch)
+    search = MCTS(checking, board, num_games=3, num_simulations=sims)
+    result = search.search(batch)
     assert not any(seen_over)
+    assert search.tree.terminal.any()  # the searches did reach finished games
     for game in range(3):  # the reference scores terminal positions by the rules
         reference = ReferenceSearch(evaluator)
         reference.search(batch.to_state(game), sims)
