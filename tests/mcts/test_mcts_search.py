@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from mcts_helpers import (
     BanditEvaluator,
     HashEvaluator,
@@ -141,6 +143,35 @@ def test_batched_search_equals_single_reference_searches(side):
     for game in range(len(plies)):
         reference = ReferenceSearch(evaluator)
         reference.search(batch.to_state(game), sims)
+        np.testing.assert_array_equal(
+            result.visit_counts[game], reference.visit_counts(board.num_actions)
+        )
+        assert result.root_values[game] == pytest.approx(reference.root_value(), abs=1e-6)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    side=st.integers(2, 5),
+    seed=st.integers(0, 2**31),
+    num_simulations=st.integers(1, 40),
+    num_games=st.integers(1, 4),
+    c_puct=st.sampled_from([0.5, 1.25, 3.0]),
+    fpu_reduction=st.sampled_from([0.0, 0.25]),
+)
+def test_property_batched_equals_reference(
+    side, seed, num_simulations, num_games, c_puct, fpu_reduction
+):
+    board = Board(side)
+    rng = np.random.default_rng(seed)
+    plies = rng.integers(0, board.num_cells // 3 + 1, num_games).tolist()
+    batch = random_positions(board, plies, seed=seed)
+    evaluator = HashEvaluator(board, seed=seed % 7)
+    kwargs = {"c_puct": c_puct, "fpu_reduction": fpu_reduction}
+    search = MCTS(evaluator, board, num_games=num_games, num_simulations=num_simulations, **kwargs)
+    result = search.search(batch)
+    for game in range(num_games):
+        reference = ReferenceSearch(evaluator, **kwargs)
+        reference.search(batch.to_state(game), num_simulations)
         np.testing.assert_array_equal(
             result.visit_counts[game], reference.visit_counts(board.num_actions)
         )
