@@ -30,7 +30,9 @@ class Tree:
     """B search trees of up to N nodes each.
 
     Attributes:
+        capacity: N, node slots per tree (`grow` raises it).
         num_nodes: [B] int32, nodes in use in each tree (0: empty tree).
+        stale_end: [B] int32, slots at or past it are clean (children -1, visits and Q 0).
         parents: [B, N] int32, the parent of each node (-1 at the root).
         actions_from_parent: [B, N] int16, the action leading to each node (-1 at the root).
         terminal: [B, N] bool, the game is over at the node (the player who just moved won).
@@ -58,7 +60,6 @@ class Tree:
         self.num_games = int(num_games)
         self.num_actions = int(num_actions)
         self.num_nodes = np.zeros(num_games, dtype=np.int32)
-        # Slots at or past stale_end[g] are clean (children -1, visits and Q 0).
         self.stale_end = np.zeros(num_games, dtype=np.int32)
         self._allocate_arrays(int(capacity))
 
