@@ -6,7 +6,7 @@ always the same colour here, but the player to move after move two is not fixed 
 of the move count.
 
 >>> state = GameState.from_moves(["j1", "swap", "a1"])
->>> state.to_move, state.stones[state.board.parse_action("j1")]
+>>> state.to_move, int(state.stones[state.board.parse_action("j1")])
 (2, 2)
 """
 
