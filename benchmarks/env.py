@@ -63,7 +63,7 @@ def run(quick: bool) -> list[dict]:
     rates = {}
     for num_games in (1, 64, 1024, 4096):
         # Keep each measurement near a second of work: many rounds for the small batches.
-        rounds = max(1, 512 // num_games) if not quick else 1
+        rounds = max(1, 64 // num_games) if not quick else 1
 
         def sampled(seed, b=num_games, n=rounds):
             parts = [_play_batch(b, seed * 1000 + i, sampler=True) for i in range(n)]
