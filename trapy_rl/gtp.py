@@ -1,0 +1,401 @@
+"""A Go Text Protocol engine for Trap Y, playing with any agent built from a spec string.
+
+Run it as ``trapy-gtp AGENT_SPEC [--side N] [--seed S]`` or ``python -m trapy_rl.gtp ...``;
+a controller (HexGui, a tournament script, a person at a terminal) talks to it over stdin and
+stdout. The protocol is GTP version 2 as Hex programs use it, with Trap Y cell names:
+
+    request:   [id] command [arguments]        e.g.  "7 play b j1"
+    success:   =[id] result, then a blank line  e.g.  "=7 \\n\\n"
+    failure:   ?[id] message, then a blank line e.g.  "?7 j1: the cell is occupied by blue\\n\\n"
+
+Input is cleaned as GTP asks: control characters other than tab and newline are dropped, tabs
+become spaces, everything after ``#`` is a comment, and empty lines get no response. Nothing a
+client sends ends the engine except ``quit`` and the end of input: unknown commands, missing or
+extra arguments, illegal moves, undecodable bytes and over-long lines all get a ``?`` response.
+
+Commands:
+
+    protocol_version, name, version, known_command NAME, list_commands, quit
+    boardsize N       the board's side (``boardsize N N`` with equal sizes is accepted too); the
+                      agent is rebuilt for the new side and must support it, so a network
+                      trained on side 10 refuses ``boardsize 9``; clears the board
+    clear_board       a new game on the current board
+    play C MOVE       C is b, blue, y or yellow; MOVE is a cell name, ``swap`` or ``resign``
+    genmove C         the agent moves for C and answers the move (a cell name or ``swap``)
+    undo              takes back the last move (or the last resignation)
+    showboard         the ASCII board, a multi-line result starting on the line after ``=``
+    final_score       ``B+`` or ``Y+`` once the game is over
+
+Decisions where Hex practice leaves room:
+
+- Turn order is enforced. The swap rule depends on who moves when, so ``play`` and ``genmove``
+  for the colour that is not to move are errors that name whose turn it is. Resigning is not a
+  move on the board: ``play C resign`` is accepted for either colour at any time before the end.
+- ``final_score`` is an error while the game goes on: Trap Y has no draws, so ``0`` would claim
+  a result that cannot happen, and there is no score before the end.
+- ``pass`` is not a Trap Y move and is refused with that reason.
+- The agents in the project never resign, so ``genmove`` answers a cell name or ``swap``.
+- Colours and command names are read case-insensitively.
+
+>>> engine = GtpEngine("random", side=3, seed=0)
+>>> engine.handle("1 play b b2")
+'=1 \\n\\n'
+>>> engine.handle("play b a1")
+"? it is yellow's turn (move 2), not blue's\\n\\n"
+>>> engine.handle("final_score")
+'? the game is not over: yellow to move (move 2)\\n\\n'
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+from collections.abc import Callable
+from typing import BinaryIO
+
+import numpy as np
+
+from trapy_rl.agents import Agent, parse_agent, reset_agent
+from trapy_rl.game.batch import BatchGame
+from trapy_rl.game.board import Board
+from trapy_rl.game.render import render_ascii
+from trapy_rl.game.state import BLUE, PLAYER_NAMES, YELLOW, GameState, IllegalMoveError
+
+__all__ = ["MAX_LINE", "MAX_SIDE", "PROTOCOL_VERSION", "GtpEngine", "GtpError", "main", "serve"]
+
+PROTOCOL_VERSION = 2
+MAX_LINE = 4096
+"""Longest accepted command line, in characters (in bytes when read from a stream)."""
+MAX_SIDE = 32
+"""Largest board side ``boardsize`` accepts: a guard against sizes that would exhaust memory."""
+
+COLOURS = {"b": BLUE, "blue": BLUE, "y": YELLOW, "yellow": YELLOW}
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")  # GTP: drop all but HT (and LF, split off)
+_ID = re.compile(r"^[0-9]+$")
+
+
+class GtpError(Exception):
+    """A command that cannot be carried out; the message becomes the ``?`` response."""
+
+
+def _quote(text: str, limit: int = 40) -> str:
+    """``text`` in quotes for an error message, shortened past ``limit`` characters."""
+    return repr(text if len(text) <= limit else text[:limit] + "...")
+
+
+def _parse_colour(text: str) -> int:
+    player = COLOURS.get(text.lower())
+    if player is None:
+        raise GtpError(f"unknown colour {_quote(text)}: expected b, blue, y or yellow")
+    return player
+
+
+class GtpEngine:
+    """The GTP state machine: one game, one agent, one response per command line.
+
+    Args:
+        agent_spec: the agent, as for `trapy_rl.agents.parse_agent` ('random', 'uct:200', ...).
+        side: the initial board side.
+        seed: seeds the agent (again, identically, whenever ``boardsize`` rebuilds it).
+
+    Raises:
+        ValueError: for a bad spec, an unsupported side, or a side outside 2..`MAX_SIDE`.
+
+    Attributes:
+        agent: the agent that answers ``genmove``.
+        state: the current game.
+        quit_requested: True once ``quit`` has been answered.
+    """
+
+    def __init__(self, agent_spec: str, *, side: int = 10, seed: int | None = None) -> None:
+        self.agent_spec = agent_spec
+        self.seed = seed
+        board = Board(_check_side(side))
+        self.agent: Agent = parse_agent(agent_spec, board=board, seed=seed)
+        self.state = GameState(board)
+        self.quit_requested = False
+        self._commands: dict[str, Callable[[list[str]], str]] = {
+            "protocol_version": self._protocol_version,
+            "name": self._name,
+            "version": self._version,
+            "known_command": self._known_command,
+            "list_commands": self._list_commands,
+            "boardsize": self._boardsize,
+            "clear_board": self._clear_board,
+            "play": self._play,
+            "genmove": self._genmove,
+            "undo": self._undo,
+            "showboard": self._showboard,
+            "final_score": self._final_score,
+            "quit": self._quit,
+        }
+
+    @property
+    def board(self) -> Board:
+        return self.state.board
+
+    # ------------------------------------------------------------------ protocol
+    def handle(self, line: str) -> str:
+        """The full response to one command line (ending in a blank line), or '' for none.
+
+        Never raises for any input: every failure becomes a ``?`` response.
+        """
+        if len(line) > MAX_LINE:
+            return f"? line too long ({len(line)} characters; at most {MAX_LINE})\n\n"
+        line = _CONTROL.sub("", line.replace("\t", " ").split("\n", 1)[0]).split("#", 1)[0]
+        words = line.split()
+        if not words:
+            return ""
+        ident = ""
+        if _ID.match(words[0]):
+            ident, words = words[0], words[1:]
+            if not words:
+                return f"?{ident} missing command after the id\n\n"
+        command, args = words[0].lower(), words[1:]
+        handler = self._commands.get(command)
+        try:
+            if handler is None:
+                raise GtpError(f"unknown command {_quote(words[0])}")
+            result = handler(args)
+        except GtpError as error:
+            return _response("?", ident, str(error))
+        except Exception as error:  # an agent or engine fault must not end the engine
+            return _response("?", ident, f"internal error: {type(error).__name__}: {error}")
+        return _response("=", ident, result)
+
+    def _args(self, args: list[str], usage: str, low: int, high: int | None = None) -> None:
+        high = low if high is None else high
+        if not low <= len(args) <= high:
+            wanted = f"{low}" if low == high else f"{low} to {high}"
+            raise GtpError(
+                f"{usage.split()[0]} takes {wanted} argument{'s' * (high != 1)}, "
+                f"got {len(args)}: usage {usage}"
+            )
+
+    # ------------------------------------------------------------------ administrative
+    def _protocol_version(self, args: list[str]) -> str:
+        self._args(args, "protocol_version", 0)
+        return str(PROTOCOL_VERSION)
+
+    def _name(self, args: list[str]) -> str:
+        self._args(args, "name", 0)
+        return "trapy_rl"
+
+    def _version(self, args: list[str]) -> str:
+        self._args(args, "version", 0)
+        from trapy_rl import __version__
+
+        return f"{__version__} ({self.agent.name})"
+
+    def _known_command(self, args: list[str]) -> str:
+        self._args(args, "known_command NAME", 1)
+        return "true" if args[0].lower() in self._commands else "false"
+
+    def _list_commands(self, args: list[str]) -> str:
+        self._args(args, "list_commands", 0)
+        return "\n".join(self._commands)
+
+    def _quit(self, args: list[str]) -> str:
+        self.quit_requested = True
+        return ""
+
+    # ------------------------------------------------------------------ setup
+    def _boardsize(self, args: list[str]) -> str:
+        self._args(args, "boardsize N", 1, 2)
+        if len(args) == 2 and args[0] != args[1]:
+            raise GtpError(
+                f"unacceptable size {args[0]} x {args[1]}: a Trap Y board has one size, its side"
+            )
+        if not re.fullmatch(r"[0-9]+", args[0]):
+            raise GtpError(f"boardsize: {_quote(args[0])} is not a whole number")
+        side = int(args[0])
+        if not 2 <= side <= MAX_SIDE:
+            raise GtpError(f"unacceptable size {side}: the side must be 2 to {MAX_SIDE}")
+        if side != self.board.side:
+            try:
+                agent = parse_agent(self.agent_spec, board=Board(side), seed=self.seed)
+            except ValueError as error:
+                raise GtpError(f"unacceptable size {side}: {error}") from None
+            self.agent = agent
+        self._new_game(Board(side))
+        return ""
+
+    def _clear_board(self, args: list[str]) -> str:
+        self._args(args, "clear_board", 0)
+        self._new_game(self.board)
+        return ""
+
+    def _new_game(self, board: Board) -> None:
+        self.state = GameState(board)
+        reset_agent(self.agent, np.zeros(1, dtype=np.intp))
+
+    # ------------------------------------------------------------------ moves
+    def _check_turn(self, player: int) -> None:
+        state = self.state
+        if state.is_over:
+            raise GtpError(f"the game is over: {describe(state)}")
+        if player != state.to_move:
+            raise GtpError(
+                f"it is {PLAYER_NAMES[state.to_move]}'s turn (move {state.move_count + 1}), "
+                f"not {PLAYER_NAMES[player]}'s"
+            )
+
+    def _play(self, args: list[str]) -> str:
+        self._args(args, "play COLOUR MOVE", 2)
+        player, move = _parse_colour(args[0]), args[1].lower()
+        if move == "pass":
+            raise GtpError("pass: there is no passing in Trap Y (play a cell, or resign)")
+        if move == "resign":  # either colour, at any time before the end
+            if self.state.is_over:
+                raise GtpError(f"the game is over: {describe(self.state)}")
+            self.state.resign(player)
+            return ""
+        self._check_turn(player)
+        try:
+            self.state.play(args[1])
+        except IllegalMoveError as error:
+            raise GtpError(str(error).replace(repr(args[1]), _quote(args[1]))) from None
+        return ""
+
+    def _genmove(self, args: list[str]) -> str:
+        self._args(args, "genmove COLOUR", 1)
+        player = _parse_colour(args[0])
+        self._check_turn(player)
+        batch = BatchGame.from_states([self.state])
+        games = np.zeros(1, dtype=np.intp)
+        reset_agent(self.agent, games)  # the position may have changed in any way since
+        try:
+            actions = np.asarray(self.agent.act(batch, games)).reshape(-1)
+        except Exception as error:
+            raise GtpError(
+                f"agent {self.agent.name!r} failed: {type(error).__name__}: {error}"
+            ) from None
+        if len(actions) != 1 or not np.issubdtype(actions.dtype, np.integer):
+            raise GtpError(f"agent {self.agent.name!r} returned {actions!r}, not one action")
+        action = int(actions[0])
+        if not (0 <= action < self.board.num_actions and self.state.legal_mask()[action]):
+            raise GtpError(f"agent {self.agent.name!r} chose the illegal action {action}")
+        self.state.play(action)
+        return self.board.action_name(action)
+
+    def _undo(self, args: list[str]) -> str:
+        self._args(args, "undo", 0)
+        state = self.state
+        if state.resigned:
+            self.state = GameState.from_moves(state.history, state.board)
+        elif state.history:
+            self.state = GameState.from_moves(state.history[:-1], state.board)
+        else:
+            raise GtpError("cannot undo: no moves have been played")
+        reset_agent(self.agent, np.zeros(1, dtype=np.intp))
+        return ""
+
+    # ------------------------------------------------------------------ display
+    def _showboard(self, args: list[str]) -> str:
+        self._args(args, "showboard", 0)
+        state = self.state
+        picture = render_ascii(
+            state.stones,
+            state.board,
+            last_action=state.last_action,
+            winning_cells=state.winning_group(),
+        )
+        return f"\n{picture}\n{describe(state)}"
+
+    def _final_score(self, args: list[str]) -> str:
+        self._args(args, "final_score", 0)
+        if not self.state.is_over:
+            raise GtpError(f"the game is not over: {describe(self.state)}")
+        return "B+" if self.state.winner == BLUE else "Y+"
+
+
+def describe(state: GameState) -> str:
+    """One line on the game's progress: who is to move, whether the swap is legal, who won."""
+    if state.is_over:
+        how = "by resignation" if state.resigned else f"in {state.move_count} moves"
+        return f"{PLAYER_NAMES[state.winner]} won {how}"
+    text = f"{PLAYER_NAMES[state.to_move]} to move (move {state.move_count + 1})"
+    return text + (", swap allowed" if state.swap_allowed else "")
+
+
+def _response(kind: str, ident: str, body: str) -> str:
+    if kind == "?":
+        body = " ".join(body.split("\n"))  # an error message is one line
+    # A blank line ends a response, so a multi-line result must not contain one.
+    lines = body.split("\n")
+    body = "\n".join([lines[0]] + [line if line.strip() else "." for line in lines[1:]])
+    return f"{kind}{ident} {body}\n\n"
+
+
+def _check_side(side: int) -> int:
+    if isinstance(side, bool) or not isinstance(side, (int, np.integer)):
+        raise ValueError(f"side must be an integer 2 to {MAX_SIDE}, got {side!r}")
+    if not 2 <= side <= MAX_SIDE:
+        raise ValueError(f"side must be 2 to {MAX_SIDE}, got {side}")
+    return int(side)
+
+
+# ---------------------------------------------------------------------- streams
+def _read_line(stream: BinaryIO) -> tuple[bytes | None, bool]:
+    """The next line (None at end of input) and whether it was longer than `MAX_LINE` bytes.
+
+    An over-long line is read to its end and dropped, in pieces, so memory stays bounded.
+    """
+    line = stream.readline(MAX_LINE + 1)
+    if not line:
+        return None, False
+    if len(line) <= MAX_LINE or line.endswith(b"\n"):
+        return line, False
+    while line and not line.endswith(b"\n"):
+        line = stream.readline(MAX_LINE)
+    return b"", True
+
+
+def serve(engine: GtpEngine, stdin: BinaryIO, stdout: BinaryIO) -> None:
+    """Answer command lines from ``stdin`` on ``stdout`` until ``quit`` or end of input.
+
+    Bytes that are not UTF-8 are replaced (and then refused as unknown words); every
+    response is flushed at once, as a controller waits for it.
+    """
+    while not engine.quit_requested:
+        raw, too_long = _read_line(stdin)
+        if raw is None:
+            break
+        if too_long:
+            response = f"? line too long (more than {MAX_LINE} bytes); ignored\n\n"
+        else:
+            response = engine.handle(raw.decode("utf-8", errors="replace"))
+        if response:
+            stdout.write(response.encode("utf-8", errors="replace"))
+            stdout.flush()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``trapy-gtp AGENT_SPEC [--side N] [--seed S]``: serve GTP on stdin and stdout."""
+    parser = argparse.ArgumentParser(
+        prog="trapy-gtp",
+        description="A Go Text Protocol engine for Trap Y, playing with the given agent.",
+        epilog="Agent specs: random, uct:SIMULATIONS, net:PATH, mcts:PATH:SIMULATIONS, ...",
+    )
+    parser.add_argument("agent", metavar="AGENT_SPEC", help="the agent, e.g. random or uct:200")
+    parser.add_argument("--side", type=int, default=10, help="board side (default 10)")
+    parser.add_argument("--seed", type=int, default=None, help="seed for the agent")
+    args = parser.parse_args(argv)
+    try:
+        engine = GtpEngine(args.agent, side=args.side, seed=args.seed)
+    except ValueError as error:
+        parser.error(str(error))
+    try:
+        serve(engine, sys.stdin.buffer, sys.stdout.buffer)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        # The controller went away; point stdout at nothing so the exit flush stays quiet.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
