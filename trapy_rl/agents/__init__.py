@@ -1,4 +1,5 @@
-"""Agents that play Trap Y: random, rollout MCTS (UCT), and more registered by spec kind.
+"""Agents that play Trap Y: random, rollout MCTS (UCT), trained nets with or without search,
+and more registered by spec kind.
 
 >>> from trapy_rl.game import Board
 >>> parse_agent("uct:50", board=Board(4)).name
@@ -13,12 +14,15 @@ from trapy_rl.agents.base import (
     register_agent_kind,
     reset_agent,
 )
+from trapy_rl.agents.network import NetworkMCTSAgent, NetworkPolicyAgent
 from trapy_rl.agents.random import RandomAgent
 from trapy_rl.agents.rollout import RolloutEvaluator, RolloutMCTSAgent
 
 __all__ = [
     "Agent",
     "AgentSpec",
+    "NetworkMCTSAgent",
+    "NetworkPolicyAgent",
     "RandomAgent",
     "RolloutEvaluator",
     "RolloutMCTSAgent",

@@ -217,5 +217,6 @@ def parse_agent(spec: str, *, board: Board, seed: int | None = None) -> Agent:
 
 def _load_builtin_kinds() -> None:
     # The built-in agents register themselves on import; importing here avoids a cycle.
+    import trapy_rl.agents.network
     import trapy_rl.agents.random
     import trapy_rl.agents.rollout  # noqa: F401

@@ -1,0 +1,161 @@
+"""Network agents: built from checkpoints by spec, legal moves, policy choices, clear errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from trapy_rl.agents import NetworkMCTSAgent, NetworkPolicyAgent, RandomAgent, parse_agent
+from trapy_rl.agents.network import checkpoint_file
+from trapy_rl.eval import play_match
+from trapy_rl.game import BatchGame, Board
+from trapy_rl.game.sampling import random_legal_actions
+from trapy_rl.nn import PolicyValueNet
+from trapy_rl.train.checkpoint import CheckpointError, save_checkpoint, write_run_checkpoint
+
+TINY = dict(channels=16, blocks=2, policy_channels=16, value_hidden=32, swap_hidden=16)
+
+
+def write_checkpoint(path, *, side: int = 3, seed: int = 0, step: int = 0):
+    """A checkpoint of an untrained tiny net, written with the checkpoint module's writer."""
+    torch.manual_seed(seed)
+    net = PolicyValueNet(**TINY)
+    payload = {
+        "side": side,
+        "model": {"config": net.config, "state": net.state_dict()},
+        "learner": {"step": step},
+        "counters": {"iteration": step},
+    }
+    return save_checkpoint(path, payload)
+
+
+@pytest.fixture(scope="module")
+def checkpoint(tmp_path_factory):
+    return write_checkpoint(tmp_path_factory.mktemp("ckpt") / "net.pt", side=3)
+
+
+def random_positions(board: Board, n: int, seed: int) -> BatchGame:
+    """n unfinished games after a few random moves (some with the swap legal)."""
+    rng = np.random.default_rng(seed)
+    batch = BatchGame(n, board)
+    for move in range(4):
+        games = np.flatnonzero((batch.winner == 0) & (np.arange(n) % 4 > move - 1))
+        batch.step(random_legal_actions(batch.legal_mask(), rng), games=games)
+    return batch
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "net:{path}",
+        "net:{path},temperature=1",
+        "mcts:{path}:8",
+        "mcts:{path}:8,c_puct=2,device=cpu",
+    ],
+)
+def test_network_agents_play_legal_moves(checkpoint, spec: str) -> None:
+    board = Board(3)
+    agent = parse_agent(spec.format(path=checkpoint), board=board, seed=0)
+    assert agent.name == spec.format(path=checkpoint)
+    assert agent.checkpoint_path == checkpoint
+    batch = random_positions(board, 12, seed=1)
+    games = np.flatnonzero(batch.winner == 0)
+    actions = agent.act(batch, games)
+    assert actions.dtype == np.int64 and actions.shape == games.shape
+    assert batch.legal_mask()[games, actions].all()
+    result = play_match(agent, RandomAgent(seed=2), num_games=6, board=board)
+    assert result.games == 6
+
+
+def test_run_folder_and_latest(tmp_path) -> None:
+    board = Board(3)
+    folder = tmp_path / "run" / "checkpoints"
+    torch.manual_seed(0)
+    net = PolicyValueNet(**TINY)
+    payload = {"side": 3, "model": {"config": net.config, "state": net.state_dict()}}
+    write_run_checkpoint(folder, 1, payload)
+    agent = parse_agent(f"mcts:{tmp_path / 'run'}:4", board=board)
+    assert isinstance(agent, NetworkMCTSAgent) and agent.num_simulations == 4
+    assert agent.checkpoint_path == folder / "latest.pt"
+    assert checkpoint_file(f"net:{tmp_path / 'run'}") == folder / "latest.pt"
+    assert checkpoint_file("uct:10") is None
+
+
+def test_greedy_policy_plays_the_highest_legal_logit() -> None:
+    board = Board(3)
+    batch = random_positions(board, 10, seed=3)
+    games = np.flatnonzero(batch.winner == 0)
+    rng = np.random.default_rng(4)
+    raw = rng.normal(size=(batch.num_games, board.num_actions)).astype(np.float32)
+
+    def evaluator(b, g):
+        logits = np.where(b.legal_mask()[g], raw[g], -np.inf).astype(np.float32)
+        return logits, np.zeros(len(g), dtype=np.float32)
+
+    actions = NetworkPolicyAgent(evaluator).act(batch, games)
+    for game, action in zip(games, actions):  # the slow way: one game at a time
+        legal = np.flatnonzero(batch.legal_mask()[game])
+        assert action == legal[np.argmax(raw[game, legal])]
+
+
+def test_sampling_follows_the_softmax() -> None:
+    board = Board(3)
+    batch = BatchGame(1, board)
+    logits = np.full(board.num_actions, -np.inf, dtype=np.float32)
+    logits[[0, 1, 2]] = np.log([0.5, 0.3, 0.2])
+
+    def evaluator(b, g):
+        return np.repeat(logits[None], len(g), axis=0), np.zeros(len(g), dtype=np.float32)
+
+    agent = NetworkPolicyAgent(evaluator, temperature=1.0, seed=5)
+    counts = np.bincount(
+        np.concatenate([agent.act(batch, np.zeros(1, dtype=np.intp)) for _ in range(3000)]),
+        minlength=board.num_actions,
+    )
+    assert counts[3:].sum() == 0
+    np.testing.assert_allclose(counts[:3] / 3000, [0.5, 0.3, 0.2], atol=0.04)
+    # Temperature 2 flattens: probabilities proportional to sqrt(p).
+    agent = NetworkPolicyAgent(evaluator, temperature=2.0, seed=6)
+    counts = np.bincount(
+        np.concatenate([agent.act(batch, np.zeros(1, dtype=np.intp)) for _ in range(3000)]),
+        minlength=board.num_actions,
+    )
+    expected = np.sqrt([0.5, 0.3, 0.2]) / np.sqrt([0.5, 0.3, 0.2]).sum()
+    np.testing.assert_allclose(counts[:3] / 3000, expected, atol=0.04)
+
+
+def test_missing_and_corrupt_files_name_the_file(tmp_path) -> None:
+    board = Board(3)
+    missing = tmp_path / "nothing.pt"
+    with pytest.raises(CheckpointError, match=r"nothing\.pt"):
+        parse_agent(f"net:{missing}", board=board)
+    corrupt = tmp_path / "corrupt.pt"
+    corrupt.write_bytes(b"not a checkpoint at all")
+    with pytest.raises(CheckpointError, match=r"corrupt\.pt"):
+        parse_agent(f"mcts:{corrupt}:10", board=board)
+    assert issubclass(CheckpointError, ValueError)
+
+
+def test_other_side_is_an_error(checkpoint) -> None:
+    with pytest.raises(CheckpointError, match=r"side-3 board.*side 4"):
+        parse_agent(f"mcts:{checkpoint}:10", board=Board(4))
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("net:{path},c_puct=2", "unknown option 'c_puct'"),
+        ("mcts:{path}:10,temperature=1", "unknown option 'temperature'"),
+        ("net:{path},temperature=-1", "temperature must be"),
+        ("net:{path},temperature=hot", "temperature='hot' is not a valid float"),
+        ("mcts:{path}:0", "simulations must be >= 1"),
+        ("mcts:{path}:10,bf16=maybe", "bf16='maybe'"),
+        ("mcts:{path}:10,device=tpu", "device must be"),
+        ("net", "expected 'net:PATH'"),
+        ("mcts", "expected 'mcts:PATH:SIMULATIONS'"),
+    ],
+)
+def test_bad_specs_name_the_problem(checkpoint, spec: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        parse_agent(spec.format(path=checkpoint), board=Board(3))

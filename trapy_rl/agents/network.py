@@ -1,0 +1,299 @@
+"""Agents played by a trained net: the policy alone (``net:PATH``), or the net guiding search
+(``mcts:PATH:SIMULATIONS``).
+
+Specs (see `trapy_rl.agents.base` for the grammar)::
+
+    net:PATH                          the net's most probable legal move (temperature 0)
+    net:PATH,temperature=1            a move sampled from softmax(logits / temperature)
+    mcts:PATH:400                     PUCT search, 400 simulations a move, the most visited move
+    mcts:PATH:400,c_puct=2,device=cpu
+
+``PATH`` is a checkpoint file or a run folder (its ``checkpoints/latest.pt``), as
+`trapy_rl.train.checkpoint.find_checkpoint` reads it; it may contain ``:``. Both kinds take
+``device=auto|cpu|cuda[:i]`` (default auto) and ``bf16=false|true|auto``. A missing, corrupt or
+foreign file raises `CheckpointError` (a ValueError) naming the file, and so does a net trained
+on another board side than the one asked for.
+
+Shapes: B games in the batch, n games to move, A actions.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from trapy_rl.agents.base import AgentSpec, register_agent_kind
+from trapy_rl.game.batch import BatchGame
+from trapy_rl.game.board import Board
+from trapy_rl.mcts.policies import select_actions
+from trapy_rl.mcts.search import MCTS
+
+__all__ = [
+    "NetworkMCTSAgent",
+    "NetworkPolicyAgent",
+    "checkpoint_file",
+    "load_evaluator",
+]
+
+NETWORK_KINDS = ("net", "mcts")
+DEFAULT_SIMULATIONS = 200
+
+
+class NetworkPolicyAgent:
+    """Plays from the net's policy alone: the most probable legal action, or a sample.
+
+    Args:
+        evaluator: ``(batch, games) -> (logits [n, A] float32, values [n])`` with illegal
+            actions at ``-inf``, e.g. `trapy_rl.nn.Evaluator`.
+        temperature: 0 plays the highest logit (ties broken at random); T > 0 samples from
+            softmax(logits / T).
+        seed: seeds the sampling and tie-breaking (None: fresh entropy).
+        name: the label in tables and records (default 'net').
+        checkpoint_path: the file the net came from, if any (for result caches).
+    """
+
+    def __init__(
+        self,
+        evaluator,
+        *,
+        temperature: float = 0.0,
+        seed: int | None = None,
+        name: str | None = None,
+        checkpoint_path: str | Path | None = None,
+    ) -> None:
+        if not callable(evaluator):
+            raise TypeError(f"evaluator must be callable, got {type(evaluator).__name__}")
+        if not np.isfinite(temperature) or temperature < 0:
+            raise ValueError(f"temperature must be finite and >= 0, got {temperature}")
+        self.evaluator = evaluator
+        self.temperature = float(temperature)
+        self.rng = np.random.default_rng(seed)
+        self.name = name or "net"
+        self.checkpoint_path = None if checkpoint_path is None else Path(checkpoint_path)
+
+    def act(self, batch: BatchGame, games: np.ndarray) -> np.ndarray:
+        """[n] int64: one action from the net's policy for each of ``games`` [n] int."""
+        games = np.asarray(games, dtype=np.intp)
+        if len(games) == 0:
+            return np.zeros(0, dtype=np.int64)
+        logits, _ = self.evaluator(batch, games)
+        logits = np.asarray(logits, dtype=np.float64)  # [n, A]
+        legal = batch.legal_mask()[games]
+        logits = np.where(legal, logits, -np.inf)
+        if self.temperature == 0.0:
+            best = logits == logits.max(axis=1, keepdims=True)  # [n, A] bool, ties kept
+            return select_actions(best.astype(np.float64), 0.0, self.rng)
+        scaled = logits / self.temperature
+        scaled -= scaled.max(axis=1, keepdims=True)
+        weights = np.exp(scaled)  # [n, A], 0 at illegal actions
+        weights /= weights.sum(axis=1, keepdims=True)
+        # Inverse-CDF sampling, one uniform per game.
+        cumulative = np.cumsum(weights, axis=1)
+        draws = self.rng.random(len(games))[:, None] * cumulative[:, -1:]
+        actions = (cumulative <= draws).sum(axis=1)
+        # Rounding can land on a zero-weight action at the end: fall back to the last legal one.
+        last_legal = legal.shape[1] - 1 - np.argmax(legal[:, ::-1], axis=1)
+        actions = np.minimum(actions, last_legal)
+        return actions.astype(np.int64)
+
+    def __repr__(self) -> str:
+        return f"NetworkPolicyAgent(temperature={self.temperature}, name={self.name!r})"
+
+
+class NetworkMCTSAgent:
+    """A net guiding PUCT search; plays the most visited action (no noise, a fresh tree a move).
+
+    Args:
+        evaluator: ``(batch, games) -> (logits [n, A], values [n])``, e.g. `Evaluator(net)`.
+        num_simulations: simulations per move.
+        c_puct: the exploration constant.
+        seed: seeds tie-breaking between equally visited actions.
+        name: the label in tables and records (default 'net+mcts:SIMULATIONS').
+        checkpoint_path: the file the net came from, if any (for result caches).
+        search_options: further keyword arguments of `trapy_rl.mcts.search.MCTS`
+            (``fpu_reduction``, ``capacity``).
+    """
+
+    def __init__(
+        self,
+        evaluator,
+        *,
+        num_simulations: int = DEFAULT_SIMULATIONS,
+        c_puct: float = 1.25,
+        seed: int | None = None,
+        name: str | None = None,
+        checkpoint_path: str | Path | None = None,
+        **search_options,
+    ) -> None:
+        if not callable(evaluator):
+            raise TypeError(f"evaluator must be callable, got {type(evaluator).__name__}")
+        if isinstance(num_simulations, bool) or not isinstance(num_simulations, (int, np.integer)):
+            raise ValueError(f"num_simulations must be an integer >= 1, got {num_simulations!r}")
+        if num_simulations < 1:
+            raise ValueError(f"num_simulations must be >= 1, got {num_simulations}")
+        if not c_puct > 0:
+            raise ValueError(f"c_puct must be > 0, got {c_puct}")
+        self.evaluator = evaluator
+        self.num_simulations = int(num_simulations)
+        self.c_puct = float(c_puct)
+        self.rng = np.random.default_rng(seed)
+        self.name = name or f"net+mcts:{self.num_simulations}"
+        self.checkpoint_path = None if checkpoint_path is None else Path(checkpoint_path)
+        self.search_options = search_options
+        self._searches: dict[tuple[Board, int], MCTS] = {}
+
+    def _search(self, board: Board, num_games: int) -> MCTS:
+        key = (board, num_games)
+        search = self._searches.get(key)
+        if search is None:
+            search = MCTS(
+                self.evaluator,
+                board,
+                num_games=num_games,
+                num_simulations=self.num_simulations,
+                c_puct=self.c_puct,
+                **self.search_options,
+            )
+            self._searches = {key: search}  # keep one: the trees are large
+        return search
+
+    def act(self, batch: BatchGame, games: np.ndarray) -> np.ndarray:
+        """[n] int64: the most visited root action of a fresh search in each of ``games``."""
+        games = np.asarray(games, dtype=np.intp)
+        if len(games) == 0:
+            return np.zeros(0, dtype=np.int64)
+        search = self._search(batch.board, batch.num_games)
+        search.reset(games)
+        result = search.search(batch, games=games, add_noise=False)
+        return select_actions(result.visit_counts, 0.0, self.rng)
+
+    def __repr__(self) -> str:
+        return (
+            f"NetworkMCTSAgent(num_simulations={self.num_simulations}, c_puct={self.c_puct}, "
+            f"name={self.name!r})"
+        )
+
+
+def load_evaluator(
+    path: str | Path, *, board: Board, device: str = "auto", bf16: bool | str = False
+):
+    """The net of a checkpoint file or run folder, wrapped as an `Evaluator` for ``board``.
+
+    Returns:
+        (evaluator, info): `trapy_rl.nn.Evaluator` and `load_network`'s info dict (``path``,
+        ``side``, ``iteration``, ``step``, ...).
+
+    Raises:
+        CheckpointError: naming the file, when it is missing, unreadable, or for another side.
+        ValueError: for an unknown device.
+    """
+    from trapy_rl.nn import Evaluator, resolve_device
+    from trapy_rl.train.checkpoint import CheckpointError, load_network
+
+    resolved = resolve_device(device)
+    net, info = load_network(path, device=resolved)
+    if info["side"] != board.side:
+        raise CheckpointError(
+            f"{info['path']}: the net was trained on the side-{info['side']} board, but the "
+            f"games are on side {board.side}"
+        )
+    return Evaluator(net, device=resolved, bf16=bf16), info
+
+
+def checkpoint_file(spec: str | AgentSpec) -> Path | None:
+    """The checkpoint file a ``net:`` or ``mcts:`` spec plays from; None for other kinds.
+
+    Raises:
+        CheckpointError: when the spec names no existing file or run folder.
+        ValueError: for a network spec without a path.
+    """
+    from trapy_rl.train.checkpoint import find_checkpoint
+
+    parsed = spec if isinstance(spec, AgentSpec) else AgentSpec.parse(spec)
+    if parsed.kind not in NETWORK_KINDS:
+        return None
+    path, _ = _path_and_simulations(parsed)
+    return find_checkpoint(path)
+
+
+def _path_and_simulations(spec: AgentSpec) -> tuple[str, int | None]:
+    """``PATH`` and, for ``mcts``, the simulations (a trailing all-digit argument)."""
+    if spec.kind == "net":
+        spec.check_args(1, 10**6, "'net:PATH' (options: temperature=T, device=D, bf16=B)")
+        path, simulations = spec.rest(0), None
+    else:
+        usage = "'mcts:PATH:SIMULATIONS' (options: c_puct=C, device=D, bf16=B)"
+        spec.check_args(1, 10**6, usage)
+        path, simulations = spec.rest(0), DEFAULT_SIMULATIONS
+        if len(spec.args) > 1 and spec.args[-1].isdigit():
+            path, simulations = ":".join(spec.args[:-1]), int(spec.args[-1])
+    if not path:
+        raise ValueError(f"agent spec {spec.text!r}: the checkpoint path is empty")
+    return path, simulations
+
+
+def _bf16_option(spec: AgentSpec, value: str) -> bool | str:
+    lowered = value.lower()
+    if lowered == "auto":
+        return "auto"
+    if lowered in ("1", "true", "yes", "on"):
+        return True
+    if lowered in ("0", "false", "no", "off"):
+        return False
+    raise ValueError(f"agent spec {spec.text!r}: bf16={value!r} is not true, false or auto")
+
+
+def _make_net(spec: AgentSpec, *, board: Board, seed: int | None) -> NetworkPolicyAgent:
+    path, _ = _path_and_simulations(spec)
+    options = spec.typed_options({"temperature": 0.0, "device": "auto", "bf16": "false"})
+    bf16 = _bf16_option(spec, options.get("bf16", "false"))
+    evaluator, info = load_evaluator(
+        path, board=board, device=options.get("device", "auto"), bf16=bf16
+    )
+    try:
+        return NetworkPolicyAgent(
+            evaluator,
+            temperature=options.get("temperature", 0.0),
+            seed=seed,
+            name=spec.text,
+            checkpoint_path=info["path"],
+        )
+    except ValueError as error:
+        raise ValueError(f"agent spec {spec.text!r}: {error}") from None
+
+
+def _make_mcts(spec: AgentSpec, *, board: Board, seed: int | None) -> NetworkMCTSAgent:
+    path, simulations = _path_and_simulations(spec)
+    options = spec.typed_options({"c_puct": 1.25, "device": "auto", "bf16": "false"})
+    bf16 = _bf16_option(spec, options.get("bf16", "false"))
+    if simulations is not None and simulations < 1:
+        raise ValueError(f"agent spec {spec.text!r}: simulations must be >= 1")
+    evaluator, info = load_evaluator(
+        path, board=board, device=options.get("device", "auto"), bf16=bf16
+    )
+    try:
+        return NetworkMCTSAgent(
+            evaluator,
+            num_simulations=simulations,
+            c_puct=options.get("c_puct", 1.25),
+            seed=seed,
+            name=spec.text,
+            checkpoint_path=info["path"],
+        )
+    except ValueError as error:
+        raise ValueError(f"agent spec {spec.text!r}: {error}") from None
+
+
+register_agent_kind(
+    "net",
+    _make_net,
+    usage="net:PATH[,temperature=T][,device=D][,bf16=B]",
+    replace=True,
+)
+register_agent_kind(
+    "mcts",
+    _make_mcts,
+    usage="mcts:PATH:SIMULATIONS[,c_puct=C][,device=D][,bf16=B]",
+    replace=True,
+)
