@@ -103,3 +103,18 @@ def test_bad_configuration_is_named(tmp_path, make_config):
         train(make_config(tmp_path, **{"selfplay.num_games": 0}))
     with pytest.raises(ValueError, match="bad model configuration"):
         train(make_config(tmp_path, model={"chanels": 8}))
+
+
+def test_worker_processes_train_and_resume_exactly(tmp_path, make_config):
+    options = {"selfplay.num_workers": 2}
+    straight = train(make_config(tmp_path / "straight", iterations=2, **options))
+    first = train(make_config(tmp_path / "split", iterations=1, **options))
+    resumed = train(
+        make_config(tmp_path / "resumed", iterations=2, resume=str(first.run_dir), **options)
+    )
+    a, b = weights(straight.checkpoint), weights(resumed.checkpoint)
+    for key in a:
+        assert torch.equal(a[key], b[key]), key
+    assert len(load_checkpoint(straight.checkpoint)["selfplay"]["workers"]) == 2
+    with pytest.raises(ValueError, match="num_workers"):
+        train(make_config(tmp_path / "local", iterations=2, resume=str(first.run_dir)))

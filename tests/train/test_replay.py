@@ -2,35 +2,7 @@ import numpy as np
 import pytest
 
 from trapy_rl.game import BatchGame, Board, encode_planes, mirror_planes, mirror_policy
-from trapy_rl.game.sampling import random_legal_actions
 from trapy_rl.train.replay import ReplayBuffer, Samples
-
-
-def random_positions(board: Board, n: int, seed: int) -> tuple[BatchGame, np.ndarray]:
-    """n games played at random for a random number of moves (none finished)."""
-    rng = np.random.default_rng(seed)
-    batch = BatchGame(n, board)
-    plies = rng.integers(0, board.num_cells // 2, size=n)
-    for ply in range(int(plies.max())):
-        before = batch.copy()
-        actions = random_legal_actions(batch.legal_mask(), rng)
-        actions[plies <= ply] = 0
-        frozen = batch.winner.copy()
-        batch.winner[plies <= ply] = 1
-        batch.step(actions)
-        batch.winner[:] = np.where(plies <= ply, frozen, batch.winner)
-        ended = batch.is_over & (plies > ply)
-        if ended.any():  # undo a winning move: keep the games in play
-            batch.assign(np.flatnonzero(ended), before.take(np.flatnonzero(ended)))
-    return batch, rng
-
-
-def make_samples(board: Board, n: int, seed: int) -> Samples:
-    batch, rng = random_positions(board, n, seed)
-    policies = rng.random((n, board.num_actions)).astype(np.float32) * batch.legal_mask()
-    policies /= policies.sum(axis=1, keepdims=True)
-    values = rng.choice([-1.0, 1.0], size=n).astype(np.float32)
-    return Samples(encode_planes(batch), policies, values)
 
 
 def mirrored_batch(batch: BatchGame) -> BatchGame:
@@ -48,7 +20,7 @@ def mirrored_batch(batch: BatchGame) -> BatchGame:
 
 
 @pytest.mark.parametrize("side", [3, 5, 10])
-def test_mirrored_planes_equal_planes_of_the_mirrored_position(side):
+def test_mirrored_planes_equal_planes_of_the_mirrored_position(side, random_positions):
     board = Board(side)
     batch, _ = random_positions(board, 12, seed=side)
     direct = encode_planes(mirrored_batch(batch))
@@ -65,7 +37,7 @@ def held(buffer: ReplayBuffer) -> np.ndarray:
     return buffer.values[order]
 
 
-def test_ring_buffer_keeps_the_newest_in_order():
+def test_ring_buffer_keeps_the_newest_in_order(make_samples):
     board = Board(3)
     buffer = ReplayBuffer(board, capacity=10)
     samples = make_samples(board, 25, seed=0)
@@ -77,7 +49,7 @@ def test_ring_buffer_keeps_the_newest_in_order():
     np.testing.assert_array_equal(held(buffer), np.arange(15, 25))
 
 
-def test_adding_more_than_capacity_at_once_keeps_the_newest():
+def test_adding_more_than_capacity_at_once_keeps_the_newest(make_samples):
     board = Board(3)
     buffer = ReplayBuffer(board, capacity=4)
     samples = make_samples(board, 9, seed=1)
@@ -90,7 +62,7 @@ def test_adding_more_than_capacity_at_once_keeps_the_newest():
 
 
 @pytest.mark.parametrize("mirror", ["none", "random", "both"])
-def test_sampled_positions_are_held_positions_or_their_mirrors(mirror):
+def test_sampled_positions_are_held_positions_or_their_mirrors(mirror, make_samples):
     board = Board(4)
     samples = make_samples(board, 20, seed=2)
     buffer = ReplayBuffer(board, capacity=50)
@@ -122,7 +94,7 @@ def test_sampled_positions_are_held_positions_or_their_mirrors(mirror):
 
 
 @pytest.mark.parametrize("capacity", [8, 5, 20])
-def test_state_dict_round_trip(capacity):
+def test_state_dict_round_trip(capacity, make_samples):
     board = Board(4)
     buffer = ReplayBuffer(board, capacity=8)
     samples = make_samples(board, 11, seed=3)
@@ -139,7 +111,7 @@ def test_state_dict_round_trip(capacity):
             np.testing.assert_array_equal(x, y)
 
 
-def test_bad_input_is_named():
+def test_bad_input_is_named(make_samples):
     board = Board(4)
     with pytest.raises(ValueError, match="capacity"):
         ReplayBuffer(board, capacity=0)

@@ -241,6 +241,7 @@ def train(cfg: Any) -> TrainResult:
             total=config["iterations"], initial=counters["iteration"], unit="it", desc="training"
         )
     saved_at = counters["iteration"] if config.get("resume") else -1
+    loop_started, first_iteration = time.perf_counter(), counters["iteration"]
     try:
         # ---------------------------------------------------------------- the iterations
         while counters["iteration"] < config["iterations"]:
@@ -293,7 +294,10 @@ def train(cfg: Any) -> TrainResult:
                 metrics.update(_evaluate(evaluator, board, config, counters["iteration"], writer))
             _log(writer, metrics, counters["iteration"])
             result.history.append({"iteration": counters["iteration"], **metrics})
-            line = _summary_line(counters, metrics, config["iterations"])
+            done = counters["iteration"] - first_iteration
+            per_iteration = (time.perf_counter() - loop_started) / done
+            eta = per_iteration * (config["iterations"] - counters["iteration"])
+            line = _summary_line(counters, metrics, config["iterations"], eta)
             if bar is not None:
                 bar.set_postfix_str(line, refresh=False)
                 bar.update(1)
@@ -394,9 +398,10 @@ def _log(writer, metrics: dict[str, float], step: int) -> None:
     writer.flush()
 
 
-def _summary_line(counters: dict, metrics: dict[str, float], total: int) -> str:
+def _summary_line(counters: dict, metrics: dict[str, float], total: int, eta: float) -> str:
     parts = [
         f"it {counters['iteration']}/{total}",
+        f"eta {int(eta) // 60}:{int(eta) % 60:02d}",
         f"games {counters['games']}",
         f"{metrics['selfplay/moves_per_s']:.0f} moves/s",
     ]

@@ -8,19 +8,28 @@ A backend takes weights in and hands positions and game records out:
     backend.close()
 
 `LocalSelfPlay` plays in the training process with the learner's own net (``num_workers=0``).
-Another backend (worker processes, a cluster) only has to honour these five methods.
+`ProcessSelfPlay` splits the games among ``num_workers`` worker processes (spawned, one torch
+thread each), sends them the weights when they changed and gathers their results; the learner
+waits while they play, so a run is as reproducible as with one process (its games differ from
+the in-process run's: each worker draws from its own seeds). Another backend (a cluster) only
+has to honour these five methods.
 """
 
 from __future__ import annotations
 
+import time
+import traceback
 from typing import Protocol
 
+import torch
+import torch.multiprocessing as mp
 from torch import nn
 
 from trapy_rl.game.board import Board
-from trapy_rl.train.selfplay import SelfPlay, SelfPlayResult
+from trapy_rl.train.replay import Samples
+from trapy_rl.train.selfplay import SelfPlay, SelfPlayResult, summarize
 
-__all__ = ["LocalSelfPlay", "SelfPlayBackend", "make_selfplay_backend"]
+__all__ = ["LocalSelfPlay", "ProcessSelfPlay", "SelfPlayBackend", "make_selfplay_backend"]
 
 
 class SelfPlayBackend(Protocol):
@@ -48,23 +57,179 @@ class LocalSelfPlay:
         return self.selfplay.state_dict()
 
     def load_state_dict(self, state: dict) -> None:
+        if "workers" in state:
+            raise ValueError(
+                f"the saved self-play state is of {len(state['workers'])} worker processes; "
+                "this run plays in-process (resume with the same selfplay.num_workers)"
+            )
         self.selfplay.load_state_dict(state)
 
     def close(self) -> None:
         pass
 
 
+def _worker_main(connection, model_config: dict, side: int, options: dict, threads: int) -> None:
+    """A worker process: builds its net and games, then serves play/state/load requests."""
+    import signal
+
+    from trapy_rl.nn import Evaluator, PolicyValueNet
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the learner's to handle
+    torch.set_num_threads(max(1, threads))
+    net = PolicyValueNet(**model_config)
+    selfplay = SelfPlay(Evaluator(net, device="cpu"), Board(side), **options)
+    while True:
+        command, *args = connection.recv()
+        try:
+            if command == "play":
+                weights, num_moves, seed = args
+                if weights is not None:
+                    net.load_state_dict(weights)
+                reply = selfplay.play(num_moves, seed=seed)
+            elif command == "state":
+                reply = selfplay.state_dict()
+            elif command == "load":
+                selfplay.load_state_dict(args[0])
+                reply = None
+            else:  # "close"
+                connection.send(("ok", None))
+                return
+        except Exception:  # hand the error to the learner, which raises it
+            connection.send(("error", traceback.format_exc()))
+            continue
+        connection.send(("ok", reply))
+
+
+class ProcessSelfPlay:
+    """Self-play in ``num_workers`` spawned processes, each playing its share of the games.
+
+    Args:
+        net: the learner's net; its weights are sent to the workers before a `play` that
+            follows `weights_changed`.
+        board: the board.
+        options: `SelfPlay` keyword arguments (``num_games`` is the total, split evenly).
+        num_workers: worker processes (at most ``num_games``).
+        threads: torch threads per worker.
+    """
+
+    def __init__(
+        self, net: nn.Module, board: Board, options: dict, *, num_workers: int, threads: int = 1
+    ):
+        num_games = options["num_games"]
+        if not 1 <= num_workers <= num_games:
+            raise ValueError(
+                f"num_workers must be between 1 and num_games={num_games}, got {num_workers}"
+            )
+        self.net = net
+        self.board = board
+        self.num_workers = num_workers
+        shares = [
+            num_games // num_workers + (i < num_games % num_workers) for i in range(num_workers)
+        ]
+        context = mp.get_context("spawn")
+        self._connections = []
+        self._processes = []
+        model_config = dict(net.config)
+        for i, share in enumerate(shares):
+            worker_options = {
+                **options,
+                "num_games": share,
+                "seed": [*_as_list(options["seed"]), i],
+            }
+            ours, theirs = context.Pipe()
+            process = context.Process(
+                target=_worker_main,
+                args=(theirs, model_config, board.side, worker_options, threads),
+                daemon=True,
+                name=f"selfplay-{i}",
+            )
+            process.start()
+            self._connections.append(ours)
+            self._processes.append(process)
+        self._weights_sent = False
+        self._unanswered = [0] * num_workers  # requests whose replies were not read
+
+    def _receive(self, i: int):
+        try:
+            status, reply = self._connections[i].recv()
+        except EOFError as error:
+            raise RuntimeError(f"self-play worker {i} died") from error
+        self._unanswered[i] -= 1
+        return status, reply
+
+    def _ask(self, messages: list[tuple]) -> list:
+        # Replies left over from an interrupted request (Ctrl-C) are read and dropped first.
+        for i in range(self.num_workers):
+            while self._unanswered[i] > 0:
+                self._receive(i)
+        for i, (connection, message) in enumerate(zip(self._connections, messages)):
+            connection.send(message)
+            self._unanswered[i] += 1
+        replies = []
+        for i in range(self.num_workers):
+            status, reply = self._receive(i)
+            if status == "error":
+                raise RuntimeError(f"self-play worker {i} failed:\n{reply}")
+            replies.append(reply)
+        return replies
+
+    def play(self, num_moves: int, *, seed: int | list[int]) -> SelfPlayResult:
+        start = time.perf_counter()
+        weights = None
+        if not self._weights_sent:
+            weights = {key: value.detach().cpu() for key, value in self.net.state_dict().items()}
+            self._weights_sent = True
+        seeds = [[*_as_list(seed), i] for i in range(self.num_workers)]
+        results = self._ask([("play", weights, num_moves, s) for s in seeds])
+        records = [record for result in results for record in result.records]
+        stats = summarize(
+            records,
+            self.board,
+            seconds=time.perf_counter() - start,
+            moves=sum(r.stats.moves for r in results),
+            simulations=sum(r.stats.simulations for r in results),
+        )
+        samples = Samples.concatenate([r.samples for r in results], self.board)
+        return SelfPlayResult(samples, records, stats)
+
+    def weights_changed(self) -> None:
+        self._weights_sent = False
+
+    def state_dict(self) -> dict:
+        return {"workers": self._ask([("state",)] * self.num_workers)}
+
+    def load_state_dict(self, state: dict) -> None:
+        workers = state.get("workers")
+        if workers is None or len(workers) != self.num_workers:
+            found = "in-process self-play" if workers is None else f"{len(workers)} workers"
+            raise ValueError(
+                f"the saved self-play state is of {found}; this run has "
+                f"{self.num_workers} workers (resume with the same selfplay.num_workers)"
+            )
+        self._ask([("load", worker) for worker in workers])
+
+    def close(self) -> None:
+        for connection in self._connections:
+            try:
+                connection.send(("close",))
+                connection.recv()
+            except (OSError, EOFError):
+                pass
+        for process in self._processes:
+            process.join(timeout=10)
+            if process.is_alive():
+                process.kill()
+        self._connections, self._processes = [], []
+
+
+def _as_list(seed: int | list[int]) -> list[int]:
+    return [int(s) for s in seed] if isinstance(seed, (list, tuple)) else [int(seed)]
+
+
 def make_selfplay_backend(net: nn.Module, evaluator, board: Board, config: dict) -> SelfPlayBackend:
     """The backend ``config["selfplay"]["num_workers"]`` asks for (0: in this process)."""
     sp, mc = config["selfplay"], config["mcts"]
-    if sp["num_workers"] != 0:
-        raise ValueError(
-            f"selfplay.num_workers={sp['num_workers']}: only 0 (self-play in the training "
-            "process) is available"
-        )
-    selfplay = SelfPlay(
-        evaluator,
-        board,
+    options = dict(
         num_games=sp["num_games"],
         num_simulations=mc["num_simulations"],
         c_puct=mc["c_puct"],
@@ -75,4 +240,8 @@ def make_selfplay_backend(net: nn.Module, evaluator, board: Board, config: dict)
         resign_playout_fraction=sp["resign_playout_fraction"],
         seed=[int(config["seed"]), 0],
     )
-    return LocalSelfPlay(selfplay)
+    if sp["num_workers"] > 0:
+        return ProcessSelfPlay(
+            net, board, options, num_workers=sp["num_workers"], threads=max(1, config["threads"])
+        )
+    return LocalSelfPlay(SelfPlay(evaluator, board, **options))

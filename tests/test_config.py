@@ -1,0 +1,76 @@
+"""The Hydra configuration: every option of every group composes; typos fail naming the key."""
+
+from pathlib import Path
+
+import pytest
+from hydra import compose, initialize_config_dir
+from hydra.errors import ConfigCompositionException
+from omegaconf import OmegaConf
+
+from trapy_rl.config import TrainConfig
+
+CONFIG_DIR = Path(__file__).resolve().parents[1] / "configs"
+GROUPS = sorted(p.name for p in CONFIG_DIR.iterdir() if p.is_dir())
+OPTIONS = [(group, p.stem) for group in GROUPS for p in sorted((CONFIG_DIR / group).glob("*.yaml"))]
+
+
+def compose_train(overrides: list[str]):
+    with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
+        return compose(config_name="train", overrides=overrides)
+
+
+def test_every_group_has_options():
+    assert {"model", "mcts", "selfplay", "optim", "logger", "experiment", "debug"} <= set(GROUPS)
+    assert all(any(g == group for g, _ in OPTIONS) for group in GROUPS)
+
+
+def test_the_default_composes_to_the_schema():
+    cfg = compose_train([])
+    run = OmegaConf.to_object(cfg)
+    assert isinstance(run, TrainConfig)
+    assert run.model and run.mcts.num_simulations >= 1 and run.resume is None
+
+
+@pytest.mark.parametrize(("group", "option"), OPTIONS)
+def test_every_option_composes(group, option):
+    cfg = compose_train([f"{group}={option}"])
+    run = OmegaConf.to_object(cfg)
+    assert isinstance(run, TrainConfig)
+    if group in ("mcts", "selfplay", "optim", "logger"):
+        text = (CONFIG_DIR / group / f"{option}.yaml").read_text()
+        expected = OmegaConf.create(text)
+        for key, value in expected.items():
+            assert cfg[group][key] == value, (group, option, key)
+
+
+@pytest.mark.parametrize(
+    ("override", "key"),
+    [
+        ("mcts.num_simulatons=3", "num_simulatons"),
+        ("selfplay.num_game=3", "num_game"),
+        ("optim.learning_rate=0.1", "learning_rate"),
+        ("iteration=3", "iteration"),
+    ],
+)
+def test_a_typo_fails_at_compose_time_naming_the_key(override, key):
+    with pytest.raises(ConfigCompositionException) as error:
+        compose_train([override])
+    assert key in str(error.value) or key in str(error.value.__cause__)
+
+
+def test_a_wrong_type_fails_at_compose_time():
+    with pytest.raises(ConfigCompositionException) as error:
+        compose_train(["mcts.num_simulations=many"])
+    assert "num_simulations" in str(error.value) + str(error.value.__cause__)
+
+
+def test_an_unknown_option_fails_naming_the_group():
+    with pytest.raises(ConfigCompositionException, match="mcts"):
+        compose_train(["mcts=enormous"])
+
+
+def test_overrides_reach_the_config():
+    cfg = compose_train(["side=6", "mcts.num_simulations=3", "optim=sgd", "debug=smoke"])
+    # command-line values win over every file; the preset still sets what they leave alone
+    assert cfg.side == 6 and cfg.mcts.num_simulations == 3 and cfg.optim.name == "sgd"
+    assert cfg.iterations == 3 and cfg.model.channels == 16

@@ -1,0 +1,99 @@
+import copy
+
+import numpy as np
+import pytest
+import torch
+
+from trapy_rl.game import Board, encode_planes, mirror_planes, mirror_policy
+from trapy_rl.nn import PolicyValueNet
+from trapy_rl.train.learner import Learner, legal_mask_from_planes
+from trapy_rl.train.replay import Samples
+
+
+@pytest.mark.parametrize("side", [3, 5, 10])
+def test_legal_mask_from_planes_matches_the_engine(side, random_positions):
+    board = Board(side)
+    batch, _ = random_positions(board, 10, seed=side)
+    planes = encode_planes(batch)
+    legal = legal_mask_from_planes(torch.from_numpy(planes), board).numpy()
+    np.testing.assert_array_equal(legal, batch.legal_mask())
+    mirrored = legal_mask_from_planes(torch.from_numpy(mirror_planes(planes, board)), board)
+    np.testing.assert_array_equal(mirrored.numpy(), mirror_policy(batch.legal_mask(), board))
+
+
+def test_losses_match_a_slow_reference(tiny_net, make_samples):
+    board = Board(4)
+    torch.manual_seed(0)
+    net = PolicyValueNet(**tiny_net)
+    samples = make_samples(board, 6, seed=1)
+    learner = Learner(net, board, policy_weight=0.7, value_weight=1.3)
+    net.eval()
+    with torch.no_grad():
+        terms = learner.losses(samples)
+        logits, values = net(torch.from_numpy(samples.planes))
+    policy_terms, entropies = [], []
+    for i in range(len(samples)):
+        mask = legal_mask_from_planes(torch.from_numpy(samples.planes[i : i + 1]), board)[0]
+        row = logits[i][mask].double()
+        log_p = row - torch.logsumexp(row, 0)
+        policy_terms.append(-(torch.from_numpy(samples.policies[i])[mask].double() * log_p).sum())
+        entropies.append(-(log_p.exp() * log_p).sum())
+    policy = torch.stack(policy_terms).mean().item()
+    value = ((values.double() - torch.from_numpy(samples.values).double()) ** 2).mean().item()
+    assert terms["policy"].item() == pytest.approx(policy, rel=1e-5)
+    assert terms["value"].item() == pytest.approx(value, rel=1e-5)
+    assert terms["total"].item() == pytest.approx(0.7 * policy + 1.3 * value, rel=1e-5)
+    assert terms["entropy"].item() == pytest.approx(torch.stack(entropies).mean().item(), rel=1e-5)
+
+
+@pytest.mark.parametrize("optimizer", ["adam", "sgd"])
+def test_training_fits_a_fixed_batch(tiny_net, optimizer, make_samples):
+    board = Board(4)
+    torch.manual_seed(0)
+    net = PolicyValueNet(**tiny_net)
+    samples = make_samples(board, 32, seed=2)
+    learner = Learner(net, board, optimizer=optimizer, lr=0.01 if optimizer == "adam" else 0.05)
+    first = learner.train_step(samples)
+    for _ in range(60):
+        last = learner.train_step(samples)
+    assert last["total"] < 0.7 * first["total"]
+    assert learner.step == 61 and last["lr"] == learner.base_lr
+    assert set(first) == {"policy", "value", "total", "entropy", "lr"}
+
+
+def test_learning_rate_schedules(tiny_net):
+    net = PolicyValueNet(**tiny_net)
+    cosine = Learner(net, Board(4), lr=0.1, lr_schedule="cosine", warmup_steps=10, total_steps=110)
+    assert cosine.learning_rate(0) == pytest.approx(0.01)
+    assert cosine.learning_rate(9) == pytest.approx(0.1)
+    assert cosine.learning_rate(10) == pytest.approx(0.1)
+    assert cosine.learning_rate(60) == pytest.approx(0.05)
+    assert cosine.learning_rate(110) == pytest.approx(0.0)
+    assert cosine.learning_rate(500) == pytest.approx(0.0)
+    constant = Learner(net, Board(4), lr=0.1)
+    assert constant.learning_rate(1000) == 0.1
+
+
+def test_optimizer_state_round_trip(tiny_net, make_samples):
+    board = Board(4)
+    samples = make_samples(board, 16, seed=3)
+    torch.manual_seed(0)
+    a = Learner(PolicyValueNet(**tiny_net), board)
+    a.train_step(samples)
+    torch.manual_seed(0)
+    b = Learner(PolicyValueNet(**tiny_net), board)
+    b.net.load_state_dict(a.net.state_dict())
+    b.load_state_dict(copy.deepcopy(a.state_dict()))  # as if read from a file
+    a.train_step(samples)
+    b.train_step(samples)
+    for x, y in zip(a.net.parameters(), b.net.parameters()):
+        assert torch.equal(x, y)
+
+
+def test_bad_arguments_are_named(tiny_net):
+    net = PolicyValueNet(**tiny_net)
+    with pytest.raises(ValueError, match="optimizer"):
+        Learner(net, Board(4), optimizer="rmsprop")
+    with pytest.raises(ValueError, match="lr_schedule"):
+        Learner(net, Board(4), lr_schedule="step")
+    assert isinstance(Samples.empty(Board(4)).planes, np.ndarray)

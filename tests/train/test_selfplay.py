@@ -1,0 +1,107 @@
+import numpy as np
+import pytest
+
+from trapy_rl.game import BLUE, YELLOW, BatchGame, Board, GameState, encode_planes
+from trapy_rl.nn import UniformEvaluator
+from trapy_rl.train.selfplay import SelfPlay
+
+
+def play(board, *, num_games=6, moves=40, seed=0, evaluator=None, **options):
+    selfplay = SelfPlay(
+        evaluator or UniformEvaluator(),
+        board,
+        num_games=num_games,
+        num_simulations=options.pop("num_simulations", 8),
+        seed=seed,
+        **options,
+    )
+    return selfplay, selfplay.play(moves, seed=seed)
+
+
+def test_samples_and_records_agree_with_the_reference_rules():
+    board = Board(4)
+    _, result = play(board)
+    assert result.records, "some games must finish"
+    offset = 0
+    for record in result.records:
+        assert not record.resigned
+        state = GameState(board)
+        for ply, action in enumerate(record.moves):
+            planes = encode_planes(BatchGame.from_states([state]))[0]
+            np.testing.assert_array_equal(result.samples.planes[offset + ply], planes)
+            expected_z = 1.0 if state.to_move == record.winner else -1.0
+            assert result.samples.values[offset + ply] == expected_z
+            policy = result.samples.policies[offset + ply]
+            assert policy.sum() == pytest.approx(1.0)
+            assert (policy[~state.legal_mask()] == 0).all()
+            state.play(action)
+        assert state.winner == record.winner
+        offset += len(record.moves)
+    assert offset == len(result.samples)
+    stats = result.stats
+    assert stats.games == len(result.records) and stats.moves == 6 * 40
+    assert stats.simulations == 6 * 40 * 8
+    lengths = [len(r.moves) for r in result.records]
+    assert stats.mean_game_length == pytest.approx(np.mean(lengths))
+
+
+def test_continuing_after_a_state_round_trip_is_identical():
+    board = Board(4)
+    first, _ = play(board, moves=7, seed=3)
+    second = SelfPlay(UniformEvaluator(), board, num_games=6, num_simulations=8, seed=99)
+    second.load_state_dict(first.state_dict())
+    np.testing.assert_array_equal(first.batch.stones, second.batch.stones)
+    a, b = first.play(20, seed=5), second.play(20, seed=5)
+    assert [r.moves for r in a.records] == [r.moves for r in b.records]
+    for x, y in zip(
+        (a.samples.planes, a.samples.policies, a.samples.values),
+        (b.samples.planes, b.samples.policies, b.samples.values),
+    ):
+        np.testing.assert_array_equal(x, y)
+
+
+def test_a_state_for_another_board_is_refused():
+    first, _ = play(Board(4), moves=3)
+    other = SelfPlay(UniformEvaluator(), Board(5), num_games=6, num_simulations=8)
+    with pytest.raises(ValueError, match="side-4 board does not fit"):
+        other.load_state_dict(first.state_dict())
+
+
+class BlueIsLost:
+    """Every position is lost for blue: value -0.99 with blue to move, +0.99 with yellow."""
+
+    def __call__(self, batch, games):
+        logits, _ = UniformEvaluator()(batch, games)
+        values = np.where(batch.to_move[games] == BLUE, -0.99, 0.99).astype(np.float32)
+        return logits, values
+
+
+def test_blue_resigns_when_its_value_is_below_the_threshold():
+    board = Board(4)
+    _, result = play(board, moves=1, evaluator=BlueIsLost(), resign_playout_fraction=0.0)
+    assert len(result.records) == 6
+    for record in result.records:
+        assert record.resigned and record.winner == YELLOW and record.moves == []
+    # the position blue resigned in is a training sample, lost for blue
+    np.testing.assert_array_equal(result.samples.values, -np.ones(6, np.float32))
+    assert result.stats.resign_rate == 1.0
+
+
+def test_playout_games_measure_false_resignations():
+    board = Board(4)
+    _, result = play(
+        board, moves=60, evaluator=BlueIsLost(), resign_playout_fraction=1.0, num_simulations=4
+    )
+    assert result.records
+    for record in result.records:
+        assert record.playout and not record.resigned and record.would_resign == BLUE
+        assert record.false_resignation == (record.winner == BLUE)
+    blue_wins = np.mean([r.winner == BLUE for r in result.records])
+    assert result.stats.false_resign_rate == pytest.approx(blue_wins)
+
+
+def test_bad_arguments_are_named():
+    with pytest.raises(ValueError, match="num_games"):
+        SelfPlay(UniformEvaluator(), Board(4), num_games=0)
+    with pytest.raises(ValueError, match="resign_playout_fraction"):
+        SelfPlay(UniformEvaluator(), Board(4), num_games=2, resign_playout_fraction=2.0)
