@@ -43,7 +43,7 @@ Decisions where Hex practice leaves room:
 >>> engine.handle("play b a1")
 "? it is yellow's turn (move 2), not blue's\\n\\n"
 >>> engine.handle("final_score")
-'? the game is not over: yellow to move (move 2)\\n\\n'
+'? the game is not over: yellow to move (move 2), swap allowed\\n\\n'
 """
 
 from __future__ import annotations
