@@ -1,0 +1,322 @@
+"""Play Trap Y against an agent in a terminal: ``trapy-play AGENT_SPEC [options]``.
+
+The board is drawn before each of the person's moves and at the end (in colour where the
+output is a terminal and ``NO_COLOR`` is unset); the agent's replies are announced by name.
+At the prompt the person types:
+
+    a cell name   such as e3 (case-insensitive)
+    swap          as yellow's first move, to take blue's stone (the prompt says when it is legal)
+    undo          take back the person's last move and the agent's replies to it
+    resign        give up the game
+    help          list these commands
+    quit          leave at once; an unfinished game is not recorded
+
+Anything else is refused with the reason and asked again. When the game ends the result is
+shown and the game is appended, as one JSON line, to the record file (by default a new file
+under ``outputs/games/``). The record has the fields of `trapy_rl.eval.arena`'s records, with
+the agent as ``agent_a`` and ``"human"`` as ``agent_b``, plus ``resigned`` (true when the game
+ended by resignation; such a record's moves alone do not reach the recorded winner).
+
+`play_game` is the loop, with the input function and output stream as parameters so that a
+test can script a game:
+
+>>> import io
+>>> from trapy_rl.agents import parse_agent
+>>> lines = iter(["a1", "resign"])
+>>> state = play_game(parse_agent("random", board=Board(2), seed=0), board=Board(2),
+...                   input_fn=lambda prompt: next(lines), output=io.StringIO())
+>>> state.winner, state.resigned
+(2, True)
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TextIO
+
+import numpy as np
+
+from trapy_rl.agents import Agent, parse_agent, reset_agent
+from trapy_rl.game.batch import BatchGame
+from trapy_rl.game.board import Board
+from trapy_rl.game.render import render_ascii
+from trapy_rl.game.state import BLUE, PLAYER_NAMES, YELLOW, GameState, IllegalMoveError, other
+
+__all__ = ["HUMAN", "game_record", "main", "play_game", "save_record", "takeback"]
+
+HUMAN = "human"
+"""The person's name in game records."""
+
+HELP = """\
+Commands:
+  a cell name  place a stone there, e.g. e3 (column letter, row number from the bottom)
+  swap         as yellow's first move: blue's stone becomes yours, and blue moves again
+  undo         take back your last move and the agent's reply
+  resign       give up the game
+  help         show this list
+  quit         leave now (an unfinished game is not recorded)
+A player wins with a group touching three regions that are not three in a row around the
+edge, or four or more regions."""
+
+COLOURS = {"b": BLUE, "blue": BLUE, "y": YELLOW, "yellow": YELLOW}
+
+
+def use_colour(output: TextIO) -> bool:
+    """ANSI colours when ``output`` is a terminal and ``NO_COLOR`` is unset or empty."""
+    isatty = getattr(output, "isatty", None)
+    return bool(callable(isatty) and isatty() and not os.environ.get("NO_COLOR"))
+
+
+def agent_action(agent: Agent, state: GameState) -> int:
+    """The agent's action in ``state``, checked for legality.
+
+    Raises:
+        IllegalMoveError: naming the agent, if it chooses an illegal action.
+    """
+    batch = BatchGame.from_states([state])
+    games = np.zeros(1, dtype=np.intp)
+    reset_agent(agent, games)  # a takeback may have changed the position in any way
+    actions = np.asarray(agent.act(batch, games)).reshape(-1)
+    if len(actions) != 1 or not np.issubdtype(actions.dtype, np.integer):
+        raise IllegalMoveError(f"agent {agent.name!r} returned {actions!r}, not one action")
+    action = int(actions[0])
+    if not (0 <= action < state.board.num_actions and state.legal_mask()[action]):
+        raise IllegalMoveError(f"agent {agent.name!r} chose the illegal action {action}")
+    return action
+
+
+def movers(state: GameState) -> list[int]:
+    """The player who made each move of ``state.history`` (the swap changes the order)."""
+    replay = GameState(state.board)
+    players = []
+    for action in state.history:
+        players.append(replay.to_move)
+        replay.play(action)
+    return players
+
+
+def takeback(state: GameState, player: int) -> GameState | None:
+    """The position before ``player``'s last move (so taking back every later move too).
+
+    Returns None when ``player`` has not moved. A resignation is not a move: the position
+    returned is never resigned.
+    """
+    made_by = movers(state)
+    mine = [ply for ply, mover in enumerate(made_by) if mover == player]
+    if not mine:
+        return None
+    return GameState.from_moves(state.history[: mine[-1]], state.board)
+
+
+def _announce(state: GameState, action: int) -> str:
+    """'j1', or for the swap 'swap (the stone on j1 is now yellow)'."""
+    board = state.board
+    if action != board.swap_action:
+        return board.action_name(action)
+    (cell,) = np.flatnonzero(state.stones)
+    return f"swap (the stone on {board.cell_name(int(cell))} is now yellow)"
+
+
+def _prompt(state: GameState) -> str:
+    text = f"move {state.move_count + 1}, {PLAYER_NAMES[state.to_move]} (you)"
+    if state.swap_allowed:
+        (cell,) = np.flatnonzero(state.stones)
+        name = state.board.cell_name(int(cell))
+        text += f"; the swap is legal: type swap to take blue's stone on {name}"
+    return text + "> "
+
+
+def play_game(
+    agent: Agent,
+    *,
+    board: Board,
+    human: int = BLUE,
+    input_fn: Callable[[str], str] = input,
+    output: TextIO | None = None,
+    colour: bool = False,
+) -> GameState:
+    """Play one game between a person (through ``input_fn``) and ``agent``.
+
+    Args:
+        agent: the opponent.
+        board: the board to play on.
+        human: the person's player, 1 (blue, moves first) or 2 (yellow).
+        input_fn: shows a prompt and returns the person's line (``input`` by default);
+            EOFError or KeyboardInterrupt from it count as ``quit``.
+        output: where the board and messages go (sys.stdout by default).
+        colour: draw the stones in ANSI colours.
+
+    Returns:
+        The final state: over (``winner`` set; ``resigned`` when the person resigned, as the
+        agents never do) or, after ``quit``, unfinished.
+    """
+    if human not in (BLUE, YELLOW):
+        raise ValueError(f"human must be 1 (blue) or 2 (yellow), got {human!r}")
+    out = output if output is not None else sys.stdout
+
+    def say(text: str = "") -> None:
+        print(text, file=out, flush=True)
+
+    def draw(state: GameState) -> None:
+        say()
+        say(
+            render_ascii(
+                state.stones,
+                state.board,
+                last_action=state.last_action,
+                winning_cells=state.winning_group(),
+                color=colour,
+            )
+        )
+
+    state = GameState(board)
+    you, it = PLAYER_NAMES[human], PLAYER_NAMES[other(human)]
+    say(f"You play {you} ({you[0].upper()}), {agent.name} plays {it}. Blue moves first.")
+    say("Type a cell name such as a1 to move, or help for the commands.")
+    while not state.is_over:
+        if state.to_move != human:
+            action = agent_action(agent, state)
+            text = _announce(state, action)
+            state.play(action)
+            say(f"{agent.name} ({it}) plays {text}")
+            continue
+        draw(state)
+        while True:  # until the person does something that changes the game
+            try:
+                line = input_fn(_prompt(state))
+            except (EOFError, KeyboardInterrupt):
+                line = "quit"
+            command = line.strip().lower()
+            if not command:
+                say("Type a move such as a1, or help.")
+            elif command in ("help", "h", "?"):
+                say(HELP)
+            elif command in ("quit", "exit"):
+                say("Game left unfinished.")
+                return state
+            elif command == "resign":
+                state.resign(human)
+                break
+            elif command == "undo":
+                previous = takeback(state, human)
+                if previous is None:
+                    say("Nothing to undo: you have not moved yet.")
+                    continue
+                taken = [board.action_name(a) for a in state.history[previous.move_count :]]
+                state = previous
+                say(f"Took back {', '.join(taken)}.")
+                break
+            else:
+                try:
+                    action = state.check_move(line.strip())
+                except IllegalMoveError as error:
+                    say(f"{error}. Try again (help lists the commands).")
+                    continue
+                text = _announce(state, action)
+                state.play(action)
+                say(f"You ({you}) play {text}")
+                break
+    if state.resigned:
+        say(f"You resign. {agent.name} ({it}) wins.")
+    else:
+        draw(state)
+        who = f"You ({you}) win" if state.winner == human else f"{agent.name} ({it}) wins"
+        say(f"{who} after {state.move_count} moves.")
+    return state
+
+
+def game_record(state: GameState, *, agent_name: str, human: int, seed: int | None) -> dict:
+    """The JSON record of a finished game, with the arena's fields (agent a is the agent)."""
+    if not state.is_over:
+        raise ValueError("only a finished game has a record")
+    blue = "b" if human == BLUE else "a"
+    names = {"a": agent_name, "b": HUMAN}
+    yellow = "a" if blue == "b" else "b"
+    return {
+        "game": 0,
+        "seed": seed,
+        "side": state.board.side,
+        "agent_a": agent_name,
+        "agent_b": HUMAN,
+        "blue": blue,
+        "blue_agent": names[blue],
+        "yellow_agent": names[yellow],
+        "moves": state.move_names(),
+        "winner": state.winner,
+        "winner_agent": blue if state.winner == BLUE else yellow,
+        "length": state.move_count,
+        "resigned": state.resigned,
+    }
+
+
+def save_record(record: dict, path: str | Path) -> Path:
+    """Append ``record`` to ``path`` as one JSON line (creating folders); returns the path."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a", encoding="utf-8") as out:
+        out.write(json.dumps(record) + "\n")
+    return path
+
+
+def default_record_path() -> Path:
+    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    return Path("outputs") / "games" / f"play-{stamp}.jsonl"
+
+
+def main(
+    argv: list[str] | None = None,
+    *,
+    input_fn: Callable[[str], str] = input,
+    output: TextIO | None = None,
+) -> int:
+    """``trapy-play AGENT_SPEC [--side N] [--colour blue|yellow] [--record PATH] [--seed S]``.
+
+    Returns the exit status: 0 after a game (finished or left), 1 if the agent fails.
+    """
+    parser = argparse.ArgumentParser(
+        prog="trapy-play", description="Play Trap Y against an agent in the terminal."
+    )
+    parser.add_argument("agent", metavar="AGENT_SPEC", help="the opponent, e.g. random or uct:200")
+    parser.add_argument("--side", type=int, default=10, help="board side (default 10)")
+    parser.add_argument(
+        "--colour",
+        "--color",
+        default="blue",
+        type=str.lower,
+        choices=sorted(COLOURS),
+        help="your colour: blue (moves first, the default) or yellow",
+    )
+    parser.add_argument(
+        "--record", type=Path, default=None, help="append the game here (default outputs/games/)"
+    )
+    parser.add_argument("--seed", type=int, default=None, help="seed for the agent")
+    args = parser.parse_args(argv)
+    out = output if output is not None else sys.stdout
+    try:
+        board = Board(args.side)
+        agent = parse_agent(args.agent, board=board, seed=args.seed)
+    except ValueError as error:
+        parser.error(str(error))
+    human = COLOURS[args.colour]
+    try:
+        state = play_game(
+            agent, board=board, human=human, input_fn=input_fn, output=out, colour=use_colour(out)
+        )
+    except IllegalMoveError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    if state.is_over:
+        record = game_record(state, agent_name=agent.name, human=human, seed=args.seed)
+        path = save_record(record, args.record or default_record_path())
+        print(f"Game record saved to {path}", file=out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
