@@ -1,0 +1,75 @@
+"""trapy-openings: the Hydra configuration and the files a run writes."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from hydra import compose, initialize_config_dir
+from hydra.errors import ConfigCompositionException
+from omegaconf import OmegaConf
+
+from trapy_rl.analysis.cli import CONFIG_DIR, OpeningsConfig, run
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def compose_openings(overrides: list[str]):
+    with initialize_config_dir(config_dir=CONFIG_DIR, version_base="1.3"):
+        return compose(config_name="openings", overrides=overrides)
+
+
+def test_the_config_composes_to_the_schema():
+    cfg = OmegaConf.to_object(compose_openings(["side=4", "estimator=rollout"]))
+    assert isinstance(cfg, OpeningsConfig) and cfg.side == 4 and cfg.checkpoint is None
+
+
+@pytest.mark.parametrize("override", ["simulatons=5", "side=ten"])
+def test_typos_fail_naming_the_key(override):
+    with pytest.raises(ConfigCompositionException) as error:
+        compose_openings([override])
+    assert override.split("=")[0] in str(error.value.__cause__ or error.value)
+
+
+def test_run_writes_the_csv_pictures_and_summary(tmp_path, capsys):
+    cfg = compose_openings(
+        ["side=3", "estimator=search", "simulations=40", "rollouts=2", f"cache_dir={tmp_path}/c"]
+    )
+    paths = run(cfg, tmp_path / "out")
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
+        "openings_search.csv",
+        "openings_search.png",
+        "openings_search_ranking.png",
+        "summary.txt",
+    ]
+    table = pd.read_csv(paths["csv"])
+    assert len(table) == 12 and table["rank"].min() == 1
+    summary = paths["summary"].read_text()
+    assert "fairest openings" in summary and "Mann-Whitney" in summary
+    assert "yellow should swap" in capsys.readouterr().out
+    run(cfg, tmp_path / "again")
+    assert "(from the cache)" in (tmp_path / "again" / "summary.txt").read_text()
+
+
+def test_the_script_runs_from_the_command_line(tmp_path):
+    out = tmp_path / "out"
+    command = [
+        sys.executable,
+        str(ROOT / "scripts" / "analyze_openings.py"),
+        "side=2",
+        "estimator=rollout",
+        "playouts=100",
+        "cache_dir=null",
+        f"out_dir={out}",
+        f"hydra.run.dir={tmp_path / 'hydra'}",
+    ]
+    done = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert (out / "openings_rollout.csv").is_file() and (out / "summary.txt").is_file()
+    bad = subprocess.run(
+        [*command[:2], "estimater=net"], capture_output=True, text=True, cwd=tmp_path, timeout=120
+    )
+    assert bad.returncode != 0 and "estimater" in bad.stderr
