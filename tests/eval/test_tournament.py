@@ -1,0 +1,228 @@
+"""Tournaments: pairings, a strong agent rated above random, the cache, run checkpoints, plots."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from trapy_rl.agents import RandomAgent, register_agent_kind
+from trapy_rl.agents.base import AgentSpec
+from trapy_rl.eval import play_match
+from trapy_rl.eval.tournament import (
+    ResultCache,
+    flip_result,
+    pairings,
+    play_tournament,
+    run_checkpoints,
+    write_tournament,
+)
+from trapy_rl.game import Board
+from trapy_rl.nn import PolicyValueNet
+from trapy_rl.train.checkpoint import CheckpointError, save_checkpoint, write_run_checkpoint
+
+TINY = dict(channels=16, blocks=2, policy_channels=16, value_hidden=32, swap_hidden=16)
+
+
+def write_checkpoint(path: Path, *, side: int, seed: int = 0) -> Path:
+    """A checkpoint of an untrained tiny net, written with the checkpoint module's writer."""
+    torch.manual_seed(seed)
+    net = PolicyValueNet(**TINY)
+    return save_checkpoint(
+        path, {"side": side, "model": {"config": net.config, "state": net.state_dict()}}
+    )
+
+
+GAMES_PLAYED: dict[str, int] = {}
+
+
+class CountingAgent(RandomAgent):
+    """A random agent that counts the games it starts (play_match resets every game once)."""
+
+    def reset(self, games: np.ndarray) -> None:
+        GAMES_PLAYED[self.name] = GAMES_PLAYED.get(self.name, 0) + len(games)
+
+
+def _make_counting(spec: AgentSpec, *, board: Board, seed: int | None) -> CountingAgent:
+    options = spec.typed_options({"swap_probability": 0.5})
+    return CountingAgent(seed, name=spec.text, **options)
+
+
+register_agent_kind("counting", _make_counting, usage="counting[:LABEL]", replace=True)
+
+
+@pytest.fixture(autouse=True)
+def _clear_counts():
+    GAMES_PLAYED.clear()
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _one_torch_thread():
+    """Small nets run fastest on one thread, and the tests share the machine."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+def test_pairings() -> None:
+    assert pairings(["a", "b", "c"]) == [("a", "b"), ("a", "c"), ("b", "c")]
+    assert pairings(["a", "b", "c"], mode="gauntlet") == [("a", "b"), ("a", "c")]
+    assert pairings(["a", "b", "c"], mode="gauntlet", focus="c") == [("c", "a"), ("c", "b")]
+    for kwargs, message in [
+        ({"specs": ["a"]}, "at least two"),
+        ({"specs": ["a", "b", "a"]}, r"repeated: \['a'\]"),
+        ({"specs": ["a", "b"], "mode": "swiss"}, "mode must be one of round_robin, gauntlet"),
+        ({"specs": ["a", "b"], "mode": "gauntlet", "focus": "z"}, "focus 'z'"),
+        ({"specs": ["a", "b"], "focus": "a"}, "focus is for mode=gauntlet"),
+    ]:
+        specs = kwargs.pop("specs")
+        with pytest.raises(ValueError, match=message):
+            pairings(specs, **kwargs)
+
+
+def test_strong_agent_rated_above_random() -> None:
+    # Measured: uct:30 wins about 38 of 40 games against random on side 4.
+    result = play_tournament(["random", "uct:30"], board=Board(4), num_games=20, seed=0)
+    (match,) = result.matches
+    assert match.agent_a == "random" and match.games == 20
+    assert match.interval[1] < 0.5  # random's win rate is significantly below one half
+    ratings = result.ratings
+    assert ratings.names[ratings.anchor] == "random" and ratings.ratings[0] == 0
+    assert ratings.lower[1] > 0  # uct's interval lies above random
+
+
+def test_network_search_beats_random_on_side_3(tmp_path) -> None:
+    # Measured: an untrained tiny net with 16 simulations wins 31 of 40 games at side 3.
+    checkpoint = write_checkpoint(tmp_path / "net.pt", side=3)
+    from trapy_rl.agents import parse_agent
+
+    board = Board(3)
+    agent = parse_agent(f"mcts:{checkpoint}:16,device=cpu", board=board, seed=1)
+    result = play_match(agent, RandomAgent(seed=2), num_games=40, board=board)
+    assert result.interval[0] > 0.5
+
+
+def test_cache_avoids_replays(tmp_path) -> None:
+    board, cache = Board(3), tmp_path / "cache" / "matches.jsonl"
+    specs = ["random", "counting:1", "counting:2"]
+    first = play_tournament(specs, board=board, num_games=6, seed=3, cache_path=cache)
+    assert first.played == 3 and first.cached == 0
+    assert GAMES_PLAYED == {"counting:1": 12, "counting:2": 12}
+    assert len(cache.read_text().splitlines()) == 3
+
+    GAMES_PLAYED.clear()
+    again = play_tournament(specs[::-1], board=board, num_games=6, seed=3, cache_path=cache)
+    assert again.played == 0 and GAMES_PLAYED == {}
+    np.testing.assert_allclose(
+        again.ratings.ratings[::-1] - again.ratings.ratings[2],
+        first.ratings.ratings - first.ratings.ratings[0],
+        atol=1e-6,
+    )
+
+    # One more agent: only its own three matches are played.
+    more = play_tournament(
+        [*specs, "counting:3"], board=board, num_games=6, seed=3, cache_path=cache
+    )
+    assert more.played == 3 and more.cached == 3
+    assert GAMES_PLAYED == {"counting:1": 6, "counting:2": 6, "counting:3": 18}
+
+    # Another seed or game count is another key: played again.
+    GAMES_PLAYED.clear()
+    play_tournament(specs[:2], board=board, num_games=4, seed=3, cache_path=cache)
+    assert GAMES_PLAYED == {"counting:1": 4}
+
+
+def test_same_seed_same_results_without_cache() -> None:
+    board = Board(3)
+    one = play_tournament(["random", "uct:4"], board=board, num_games=8, seed=5)
+    two = play_tournament(["random", "uct:4", "counting"], board=board, num_games=8, seed=5)
+    assert one.matches[0] == two.matches[0]  # a pair's seeds do not depend on the others
+
+
+def test_rewritten_checkpoint_is_played_again(tmp_path) -> None:
+    board, cache = Board(3), tmp_path / "matches.jsonl"
+    checkpoint = write_checkpoint(tmp_path / "net.pt", side=3, seed=0)
+    specs = ["counting", f"net:{checkpoint},device=cpu"]
+    play_tournament(specs, board=board, num_games=4, cache_path=cache)
+    play_tournament(specs, board=board, num_games=4, cache_path=cache)
+    assert GAMES_PLAYED == {"counting": 4}
+    write_checkpoint(checkpoint, side=3, seed=1)  # other weights under the same name
+    play_tournament(specs, board=board, num_games=4, cache_path=cache)
+    assert GAMES_PLAYED == {"counting": 8}
+    key = json.loads(cache.read_text().splitlines()[0])["key"]
+    assert list(key["files"]) == [specs[1]] and len(key["files"][specs[1]]) == 64
+
+
+def test_unreadable_cache_lines_are_skipped_and_replayed(tmp_path) -> None:
+    board, cache = Board(3), tmp_path / "matches.jsonl"
+    play_tournament(["random", "counting"], board=board, num_games=4, cache_path=cache)
+    cache.write_text(cache.read_text()[:-20] + "\n")  # cut short, as by a crash
+    with pytest.warns(RuntimeWarning, match=r"matches\.jsonl:1: skipping"):
+        result = play_tournament(["random", "counting"], board=board, num_games=4, cache_path=cache)
+    assert result.played == 1 and GAMES_PLAYED == {"counting": 8}
+    with pytest.warns(RuntimeWarning):
+        assert len(ResultCache(cache)) == 1
+
+
+def test_flip_result() -> None:
+    result = play_match(
+        RandomAgent(seed=0), RandomAgent(seed=1, name="b"), num_games=9, board=Board(3)
+    )
+    flipped = flip_result(result)
+    assert flip_result(flipped) == result
+    assert flipped.agent_a == "b" and flipped.wins == result.games - result.wins
+    assert flipped.wins_as_blue + flipped.wins_as_yellow == flipped.wins
+    assert flipped.games_as_blue + flipped.games_as_yellow == flipped.games
+    assert dataclasses.replace(flipped, agent_a="x").agent_b == "random"
+
+
+def test_bad_specs_fail_before_any_game(tmp_path) -> None:
+    board = Board(3)
+    with pytest.raises(ValueError, match="unknown agent spec 'uct2:5'"):
+        play_tournament(["counting", "uct2:5"], board=board, num_games=4)
+    with pytest.raises(CheckpointError, match=r"missing\.pt"):
+        play_tournament(["counting", f"net:{tmp_path / 'missing.pt'}"], board=board, num_games=4)
+    with pytest.raises(ValueError, match="num_games must be >= 1"):
+        play_tournament(["counting", "random"], board=board, num_games=0)
+    assert GAMES_PLAYED == {}
+
+
+def test_run_checkpoints_and_outputs(tmp_path) -> None:
+    folder = tmp_path / "run" / "checkpoints"
+    for iteration in (2, 10, 4):
+        torch.manual_seed(iteration)
+        net = PolicyValueNet(**TINY)
+        payload = {
+            "side": 3,
+            "model": {"config": net.config, "state": net.state_dict()},
+            "learner": {"step": 100 * iteration},
+            "counters": {"iteration": iteration},
+        }
+        write_run_checkpoint(folder, iteration, payload)
+    found = run_checkpoints(tmp_path / "run")
+    assert [(c.iteration, c.step, c.side) for c in found] == [
+        (2, 200, 3),
+        (4, 400, 3),
+        (10, 1000, 3),
+    ]
+    assert [c.path.name for c in found] == ["ckpt_000002.pt", "ckpt_000004.pt", "ckpt_000010.pt"]
+
+    specs = ["random", *(f"net:{c.path},device=cpu" for c in found)]
+    result = play_tournament(specs, board=Board(3), num_games=4, seed=0)
+    curve = [(spec, c.step) for spec, c in zip(specs[1:], found)]
+    paths = write_tournament(result, tmp_path / "out", curve=curve, baselines=["random"])
+    assert set(paths) == {"table", "csv", "json", "plot"}
+    assert paths["plot"].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    data = json.loads(paths["json"].read_text())
+    assert len(data["matches"]) == 6 and data["anchor"] == "random"
+    assert len(paths["csv"].read_text().splitlines()) == 5
+
+    with pytest.raises(CheckpointError, match="no numbered checkpoints"):
+        run_checkpoints(tmp_path / "out")
+    with pytest.raises(CheckpointError, match="no such run folder"):
+        run_checkpoints(tmp_path / "nowhere")
