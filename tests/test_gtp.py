@@ -323,6 +323,35 @@ def test_boardsize_refused_by_an_agent_that_supports_one_side() -> None:
     assert ok(engine, "genmove b") == "a1"
 
 
+def test_network_agents_over_gtp(tmp_path) -> None:
+    """A checkpoint's net plays legal moves and refuses board sizes it was not trained on."""
+    import torch
+
+    from trapy_rl.nn import PolicyValueNet
+    from trapy_rl.train.checkpoint import save_checkpoint
+
+    torch.manual_seed(0)
+    net = PolicyValueNet(channels=16, blocks=2, policy_channels=16, value_hidden=32, swap_hidden=16)
+    path = save_checkpoint(
+        tmp_path / "net.pt",
+        {
+            "side": 3,
+            "model": {"config": net.config, "state": net.state_dict()},
+            "learner": {"step": 0},
+            "counters": {"iteration": 0},
+        },
+    )
+    for spec in (f"net:{path},device=cpu", f"mcts:{path}:4,device=cpu"):
+        engine = GtpEngine(spec, side=3, seed=0)
+        message = fails(engine, "boardsize 4")
+        assert message.startswith("unacceptable size 4") and "side-3" in message
+        reference = GameState(side=3)
+        while not reference.is_over:
+            move = ok(engine, "genmove " + ("b" if reference.to_move == BLUE else "y"))
+            reference.play(move)
+        assert ok(engine, "final_score") == ("B+" if reference.winner == BLUE else "Y+")
+
+
 def test_quit() -> None:
     engine = GtpEngine("random", side=3)
     assert engine.handle("9 quit") == "=9 \n\n" and engine.quit_requested
