@@ -127,14 +127,14 @@ def test_rollout_counts_match_a_slow_playout_loop():
     rng = np.random.default_rng(2)
     slow = np.zeros(board.num_cells)
     for cell in range(board.num_cells):
-        for _ in range(400):
+        for _ in range(250):
             state = swapped_openings(board).to_state(cell)
             while not state.is_over:
                 state.play(int(rng.choice(state.legal_actions())))
             slow[cell] += state.winner == YELLOW  # the stone's owner
-    # 400 slow games per cell: a 4.5-sigma band around the fast estimate.
-    sigma = np.sqrt(0.25 / 400 + 0.25 / 4000)
-    assert np.abs(slow / 400 - wins / games).max() < 4.5 * sigma
+    # 250 slow games per cell: a 4.5-sigma band around the fast estimate.
+    sigma = np.sqrt(0.25 / 250 + 0.25 / 4000)
+    assert np.abs(slow / 250 - wins / games).max() < 4.5 * sigma
 
 
 class RecordingAgent:
@@ -264,3 +264,35 @@ def test_cache_keys_distinguish_estimators_and_mirror(tmp_path):
     c = estimate_openings(side=2, estimator="playout", playouts=20, cache_dir=tmp_path)
     assert not (a.attrs["cached"] or b.attrs["cached"] or c.attrs["cached"])
     assert len(list(tmp_path.glob("*.csv"))) == 3
+
+
+# ---------------------------------------------------------------------- checkpoints
+def write_checkpoint(path, *, side: int, seed: int):
+    from trapy_rl.train.checkpoint import save_checkpoint
+
+    torch.manual_seed(seed)
+    net = PolicyValueNet(channels=8, blocks=1, policy_channels=4, value_hidden=8, swap_hidden=4)
+    payload = {
+        "side": side,
+        "model": {"config": net.config, "state": net.state_dict()},
+        "learner": {"step": 0},
+        "counters": {"iteration": 0},
+    }
+    return save_checkpoint(path, payload)
+
+
+def test_checkpoint_estimators_key_the_cache_on_the_files_content(tmp_path):
+    path = write_checkpoint(tmp_path / "net.pt", side=3, seed=0)
+    settings = dict(side=3, checkpoint=path, cache_dir=tmp_path / "cache")
+    net = estimate_openings(estimator="net", **settings)
+    np.testing.assert_array_equal(net["v"], net["v"].to_numpy()[Board(3).mirror_cells])
+    assert estimate_openings(estimator="net", **settings).attrs["cached"]
+    search = estimate_openings(estimator="search", simulations=8, **settings)
+    assert "rollouts" not in search.attrs["key"] and "checkpoint" in search.attrs["key"]
+    write_checkpoint(path, side=3, seed=1)  # other weights under the same name
+    again = estimate_openings(estimator="net", **settings)
+    assert not again.attrs["cached"] and not np.allclose(again["v"], net["v"])
+    games = estimate_openings(estimator="playout", agent=f"net:{path}", playouts=4, **settings)
+    assert games.attrs["key"]["agent"]["sha256"] == again.attrs["key"]["checkpoint"]["sha256"]
+    with pytest.raises(Exception, match="side"):
+        estimate_openings(estimator="net", side=4, checkpoint=path, cache_dir=None)

@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from trapy_rl.agents.base import Agent, AgentSpec, parse_agent, reset_agent
+from trapy_rl.agents.base import Agent, parse_agent, reset_agent
 from trapy_rl.agents.rollout import RolloutEvaluator
 from trapy_rl.eval.arena import wilson_interval
 from trapy_rl.game.batch import BatchGame
@@ -439,7 +439,7 @@ def _cache_key(*, board: Board, estimator: str, checkpoint_file: Path | None, **
     }[estimator]
     for name in ("agent", "opponent"):
         if name in used:
-            AgentSpec.parse(settings[name])  # a clear error for a malformed spec
+            settings[name] = _agent_identity(settings[name])
     key: dict[str, Any] = {
         "format": _CACHE_FORMAT,
         "estimator": estimator,
@@ -474,11 +474,11 @@ def _compute(board: Board, key: dict, checkpoint_file: Path | None, device: str)
         wins, games = rollout_counts(board, num_rollouts=key["playouts"], seed=seed)
     else:
         seeds = np.random.SeedSequence(seed).generate_state(2)
-        owner = _agent(key["agent"], board, int(seeds[0]))
+        owner = parse_agent(key["agent"]["spec"], board=board, seed=int(seeds[0]))
         mover = (
             owner
             if key["opponent"] == key["agent"]
-            else _agent(key["opponent"], board, int(seeds[1]))
+            else parse_agent(key["opponent"]["spec"], board=board, seed=int(seeds[1]))
         )
         wins, games = playout_counts(owner, mover, board, num_games=key["playouts"])
     if mirror:
@@ -513,28 +513,21 @@ def _file_hash(path: Path) -> str:
 
 
 def _net_evaluator(checkpoint_file: Path, board: Board, device: str) -> EvaluatorFn:
-    from trapy_rl.nn import Evaluator
-    from trapy_rl.train.checkpoint import load_network
+    from trapy_rl.agents.network import load_evaluator
 
-    net, info = load_network(checkpoint_file, device=device if device != "auto" else "cpu")
-    if info["side"] != board.side:
-        raise ValueError(
-            f"checkpoint {checkpoint_file} is for side {info['side']}, not side {board.side}"
-        )
-    return Evaluator(net, device=device)
+    evaluator, _ = load_evaluator(checkpoint_file, board=board, device=device)
+    return evaluator
 
 
-def _agent(spec: str, board: Board, seed: int) -> Agent:
-    kind = AgentSpec.parse(spec).kind
-    if kind in ("net", "mcts"):  # network kinds register themselves when imported
-        import importlib
+def _agent_identity(spec: str) -> dict:
+    """A spec, with the content hash of the checkpoint a network spec plays from."""
+    from trapy_rl.agents.network import checkpoint_file
 
-        for module in ("trapy_rl.agents.network", "trapy_rl.train.evaluation"):
-            try:
-                importlib.import_module(module)
-            except ModuleNotFoundError:
-                continue
-    return parse_agent(spec, board=board, seed=seed)
+    identity: dict[str, Any] = {"spec": spec}
+    path = checkpoint_file(spec)
+    if path is not None:
+        identity["sha256"] = _file_hash(Path(path))
+    return identity
 
 
 # ---------------------------------------------------------------------- checks
