@@ -380,8 +380,8 @@ def main(argv: list[str] | None = None) -> int:
         epilog="Agent specs: random, uct:SIMULATIONS, net:PATH, mcts:PATH:SIMULATIONS, ...",
     )
     parser.add_argument("agent", metavar="AGENT_SPEC", help="the agent, e.g. random or uct:200")
-    parser.add_argument("--side", type=int, default=10, help="board side (default 10)")
-    parser.add_argument("--seed", type=int, default=None, help="seed for the agent")
+    parser.add_argument("--side", type=int, default=10, metavar="N", help="board side (default 10)")
+    parser.add_argument("--seed", type=int, default=None, metavar="S", help="seed for the agent")
     args = parser.parse_args(argv)
     try:
         engine = GtpEngine(args.agent, side=args.side, seed=args.seed)

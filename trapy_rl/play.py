@@ -283,7 +283,7 @@ def main(
         prog="trapy-play", description="Play Trap Y against an agent in the terminal."
     )
     parser.add_argument("agent", metavar="AGENT_SPEC", help="the opponent, e.g. random or uct:200")
-    parser.add_argument("--side", type=int, default=10, help="board side (default 10)")
+    parser.add_argument("--side", type=int, default=10, metavar="N", help="board side (default 10)")
     parser.add_argument(
         "--colour",
         "--color",
@@ -293,9 +293,13 @@ def main(
         help="your colour: blue (moves first, the default) or yellow",
     )
     parser.add_argument(
-        "--record", type=Path, default=None, help="append the game here (default outputs/games/)"
+        "--record",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help="append the game record here (default: a new file under outputs/games/)",
     )
-    parser.add_argument("--seed", type=int, default=None, help="seed for the agent")
+    parser.add_argument("--seed", type=int, default=None, metavar="S", help="seed for the agent")
     args = parser.parse_args(argv)
     out = output if output is not None else sys.stdout
     try:
