@@ -207,8 +207,7 @@ def test_records_are_appended(tmp_path) -> None:
     records = load_records(path)
     assert [r["blue_agent"] for r in records] == ["human", "random"]
     for record in records:
-        if not record["resigned"]:
-            replay_record(record, Board(2))
+        replay_record(record, Board(2))
 
 
 def test_resignation_record(tmp_path) -> None:
@@ -222,8 +221,8 @@ def test_resignation_record(tmp_path) -> None:
     assert record["resigned"] is True and record["winner"] == BLUE
     assert record["winner_agent"] == "a" and record["blue_agent"] == "random"
     # The moves replay; the result is the resignation's, not the board's.
-    state = GameState.from_moves(record["moves"], Board(3))
-    assert not state.is_over and state.resign(YELLOW).winner == record["winner"]
+    state = replay_record(record, Board(3))
+    assert state.resigned and state.winner == record["winner"] == BLUE
 
 
 def test_no_record_for_an_unfinished_game(tmp_path, monkeypatch) -> None:

@@ -298,7 +298,7 @@ def load_records(path: str | Path) -> list[dict]:
 
 
 def replay_record(record: dict, board: Board) -> GameState:
-    """Replay a record's moves on ``board`` to the final position.
+    """Replay a record's moves on ``board`` to the final position (with a resignation, if any).
 
     Raises:
         ValueError: if the record is for another board size, a move is illegal, or the
@@ -312,6 +312,8 @@ def replay_record(record: dict, board: Board) -> GameState:
     if not isinstance(record.get("moves"), list):
         raise ValueError(f"record of game {record.get('game')}: moves must be a list of names")
     state = GameState.from_moves(record["moves"], board)
+    if record.get("resigned") and not state.is_over and record["winner"] in (1, 2):
+        state.resign(3 - record["winner"])  # the loser resigned after the last move
     if state.winner != record["winner"]:
         recorded = PLAYER_NAMES.get(record["winner"], record["winner"])
         replayed = PLAYER_NAMES.get(state.winner, "nobody")
