@@ -1,4 +1,6 @@
-"""Evaluation of agents: matches with confidence intervals and game records."""
+"""Evaluation of agents: matches with confidence intervals and game records, tournaments, and
+maximum-likelihood Elo ratings with intervals (the ``trapy-eval`` command is `trapy_rl.eval.cli`).
+"""
 
 from trapy_rl.eval.arena import (
     MatchResult,
@@ -7,5 +9,29 @@ from trapy_rl.eval.arena import (
     replay_record,
     wilson_interval,
 )
+from trapy_rl.eval.elo import EloRatings, expected_score, fit_elo
+from trapy_rl.eval.tournament import (
+    TournamentResult,
+    pairings,
+    play_tournament,
+    plot_elo_curve,
+    run_checkpoints,
+    write_tournament,
+)
 
-__all__ = ["MatchResult", "load_records", "play_match", "replay_record", "wilson_interval"]
+__all__ = [
+    "EloRatings",
+    "MatchResult",
+    "TournamentResult",
+    "expected_score",
+    "fit_elo",
+    "load_records",
+    "pairings",
+    "play_match",
+    "play_tournament",
+    "plot_elo_curve",
+    "replay_record",
+    "run_checkpoints",
+    "wilson_interval",
+    "write_tournament",
+]

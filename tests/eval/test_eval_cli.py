@@ -1,0 +1,156 @@
+"""The trapy-eval command: composed configs, a run's checkpoints, files written, clear errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+from hydra import compose, initialize_config_dir
+from hydra.errors import ConfigCompositionException
+
+from trapy_rl.eval.cli import CONFIG_DIR, evaluate
+from trapy_rl.nn import PolicyValueNet
+from trapy_rl.train.checkpoint import write_run_checkpoint
+
+REPO = Path(__file__).resolve().parents[2]
+TINY = dict(channels=16, blocks=2, policy_channels=16, value_hidden=32, swap_hidden=16)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _one_torch_thread():
+    threads = torch.get_num_threads()
+    yield
+    torch.set_num_threads(threads)  # evaluate() sets threads=1
+
+
+def config(*overrides: str):
+    with initialize_config_dir(config_dir=CONFIG_DIR, version_base="1.3"):
+        return compose(config_name="eval", overrides=list(overrides))
+
+
+def add_checkpoint(run: Path, iteration: int, *, side: int = 3) -> Path:
+    torch.manual_seed(iteration)
+    net = PolicyValueNet(**TINY)
+    payload = {
+        "side": side,
+        "model": {"config": net.config, "state": net.state_dict()},
+        "learner": {"step": 50 * iteration},
+        "counters": {"iteration": iteration},
+    }
+    return write_run_checkpoint(run / "checkpoints", iteration, payload)
+
+
+def test_defaults_compose() -> None:
+    cfg = config()
+    assert cfg.agents == [] and cfg.games == 40 and cfg.side is None and cfg.seed == 0
+    assert cfg.run is None and cfg.mode == "round_robin" and cfg.uct_baseline == 200
+
+
+def test_typos_fail_naming_the_key() -> None:
+    with pytest.raises(ConfigCompositionException, match="gamez"):
+        config("gamez=3")
+    with pytest.raises(ConfigCompositionException, match="games"):
+        config("games=many")
+
+
+def test_agents_end_to_end(tmp_path, capsys) -> None:
+    checkpoint = add_checkpoint(tmp_path / "run", 1)
+    cfg = config(
+        f"agents=[random,uct:4,'net:{checkpoint},device=cpu']",
+        "games=4",
+        "side=3",
+        f"out={tmp_path / 'out'}",
+        "progress=false",
+    )
+    assert cfg.agents[2] == f"net:{checkpoint},device=cpu"
+    result = evaluate(cfg)
+    assert result.played == 3 and result.ratings.names[result.ratings.anchor] == "random"
+    out = tmp_path / "out"
+    for name in ("ratings.txt", "ratings.csv", "ratings.json", "matches.jsonl"):
+        assert (out / name).is_file(), name
+    assert not (out / "elo_curve.png").exists()  # no run, no curve
+    printed = capsys.readouterr().out
+    assert "(anchor)" in printed and str(out / "ratings.csv") in printed
+    again = evaluate(cfg)
+    assert again.played == 0 and again.cached == 3
+
+
+def test_run_rates_every_checkpoint_and_reuses_results(tmp_path) -> None:
+    run = tmp_path / "run"
+    for iteration in (1, 2):
+        add_checkpoint(run, iteration)
+    overrides = [
+        f"run={run}",
+        "games=2",
+        "simulations=2",
+        "uct_baseline=4",
+        "device=cpu",
+        "progress=false",
+    ]
+    first = evaluate(config(*overrides, f"out={tmp_path / 'first'}"))
+    assert first.side == 3  # from the run
+    assert first.specs[:2] == ("random", "uct:4")
+    assert first.specs[2] == f"mcts:{run / 'checkpoints' / 'ckpt_000001.pt'}:2,device=cpu"
+    assert first.played == 6
+    assert (run / "eval_cache.jsonl").is_file()
+    assert (tmp_path / "first" / "elo_curve.png").read_bytes()[:4] == b"\x89PNG"
+    curve = json.loads((tmp_path / "first" / "ratings.json").read_text())["curve"]
+    assert [point["step"] for point in curve] == [50, 100]
+
+    add_checkpoint(run, 3)
+    second = evaluate(config(*overrides, f"out={tmp_path / 'second'}"))
+    assert second.played == 4 and second.cached == 6  # only the new checkpoint's matches
+
+    gauntlet = evaluate(config(*overrides, "mode=gauntlet", f"out={tmp_path / 'third'}"))
+    assert gauntlet.played == 0  # the newest checkpoint's matches are all cached
+    assert {m.agent_a for m in gauntlet.matches} == {second.specs[-1]}
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        (["side=3"], "no agents"),
+        (["agents=[random,uct:2]", "mode=swiss", "side=3"], "mode must be one of"),
+        (["agents=[random,wizard]", "side=3"], "unknown agent spec 'wizard'"),
+        (["agents=[random,uct:2]", "side=3", "games=0"], "num_games must be >= 1"),
+    ],
+)
+def test_bad_settings_name_the_problem(tmp_path, overrides, message) -> None:
+    with pytest.raises(ValueError, match=message):
+        evaluate(config(*overrides, f"out={tmp_path}", "progress=false"))
+
+
+def test_run_errors(tmp_path) -> None:
+    run = tmp_path / "run"
+    add_checkpoint(run, 1, side=3)
+    with pytest.raises(ValueError, match="trains on side 3"):
+        evaluate(config(f"run={run}", "side=4", f"out={tmp_path}"))
+    with pytest.raises(ValueError, match="no such run folder"):
+        evaluate(config(f"run={tmp_path / 'missing'}", f"out={tmp_path}"))
+
+
+def test_command_line_writes_into_the_hydra_folder(tmp_path) -> None:
+    folder = tmp_path / "hydra_run"
+    completed = subprocess.run(
+        [
+            sys.executable,
+            str(REPO / "scripts" / "evaluate.py"),
+            "agents=[random,uct:2]",
+            "games=2",
+            "side=3",
+            f"hydra.run.dir={folder}",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=300,
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert f"csv: {folder / 'ratings.csv'}" in completed.stdout
+    assert "tournament" in completed.stderr  # the progress bar
+    for name in ("ratings.txt", "ratings.csv", "ratings.json", "matches.jsonl"):
+        assert (folder / name).is_file(), name

@@ -1,0 +1,191 @@
+"""``trapy-eval``: rate agents against each other, Elo with intervals (``configs/eval.yaml``).
+
+    trapy-eval agents=[random,uct:200,mcts:outputs/RUN/checkpoints/latest.pt:100] games=40
+    trapy-eval agents="['mcts:RUN:100,c_puct=2',random]"   # quote specs holding ',' or '='
+    trapy-eval run=outputs/2026-01-01/12-00-00              # every checkpoint of a run
+    trapy-eval run=outputs/RUN mode=gauntlet                # the newest checkpoint vs the rest
+
+The table is printed, and ``ratings.txt``, ``ratings.csv``, ``ratings.json`` (with every match)
+and, for a run, ``elo_curve.png`` are written into the Hydra output folder
+(``outputs/eval/<date>/<time>/``, or ``out=...``). Match results are cached (by default in
+``<run>/eval_cache.jsonl`` for a run, else in the output folder), so rating a run again after
+more checkpoints plays only the new matches. Every key is checked against `EvalCommandConfig`
+when the configuration is composed: a typo fails naming the key.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import hydra
+from hydra.core.config_store import ConfigStore
+from omegaconf import DictConfig
+
+from trapy_rl.eval.tournament import (
+    MODES,
+    TournamentResult,
+    play_tournament,
+    run_checkpoints,
+    write_tournament,
+)
+
+__all__ = ["CONFIG_DIR", "EvalCommandConfig", "evaluate", "main"]
+
+CONFIG_DIR = str(Path(__file__).resolve().parents[2] / "configs")
+DEFAULT_SIDE = 10
+
+
+@dataclass
+class EvalCommandConfig:
+    """The ``trapy-eval`` command (``configs/eval.yaml``).
+
+    Attributes:
+        agents: agent specs (``random``, ``uct:1000``, ``net:PATH``, ``mcts:PATH:400``, ...);
+            with ``run`` they join the run's checkpoints.
+        games: games per match (colours alternate).
+        side: the board side; null takes the run's side, or 10 without a run.
+        seed: the tournament seed.
+        run: a training run folder (or its checkpoints folder): rate every ``ckpt_*.pt``.
+        mode: round_robin (every pair) or gauntlet (``focus`` against each other agent).
+        focus: the gauntlet's agent; null: the newest checkpoint of the run, else the first.
+        simulations: search per move of the run's checkpoints (``mcts:PATH:N``); 0 plays
+            their policy alone (``net:PATH``).
+        device: where the run's nets play (auto, cpu, cuda).
+        random_baseline: with ``run``, add ``random`` (the Elo anchor).
+        uct_baseline: with ``run``, add ``uct:N`` with this many simulations; 0 for none.
+        prior_games: virtual games per pair in the Elo fit (keeps perfect scores finite).
+        cache: the JSON-lines match cache; null: ``<run>/eval_cache.jsonl`` for a run, else
+            ``<out>/matches.jsonl``.
+        out: the output folder; null: Hydra's run folder.
+        progress: show a progress bar over all games.
+        threads: torch CPU threads (1 is fastest for small nets); 0 leaves torch's default.
+    """
+
+    agents: list[str] = field(default_factory=list)
+    games: int = 40
+    side: int | None = None
+    seed: int = 0
+    run: str | None = None
+    mode: str = "round_robin"
+    focus: str | None = None
+    simulations: int = 100
+    device: str = "auto"
+    random_baseline: bool = True
+    uct_baseline: int = 200
+    prior_games: float = 1.0
+    cache: str | None = None
+    out: str | None = None
+    progress: bool = True
+    threads: int = 1
+
+
+ConfigStore.instance().store(name="eval_schema", node=EvalCommandConfig)
+
+
+def _checkpoint_spec(path: Path, *, simulations: int, device: str) -> str:
+    text = str(path)
+    if "," in text:
+        raise ValueError(f"checkpoint path {text!r} contains ',', which agent specs cannot hold")
+    if simulations < 0:
+        raise ValueError(f"simulations must be >= 0, got {simulations}")
+    spec = f"mcts:{text}:{simulations}" if simulations > 0 else f"net:{text}"
+    return f"{spec},device={device}"
+
+
+def evaluate(cfg: DictConfig | EvalCommandConfig) -> TournamentResult:
+    """Run the tournament ``cfg`` describes, print the table and write the files.
+
+    Raises:
+        ValueError: naming the problem, for bad settings, specs or files.
+    """
+    from trapy_rl.game.board import Board
+
+    if cfg.mode not in MODES:
+        raise ValueError(f"mode must be one of {', '.join(MODES)}, got {cfg.mode!r}")
+    if cfg.threads < 0:
+        raise ValueError(f"threads must be >= 0, got {cfg.threads}")
+    if cfg.threads:
+        import torch
+
+        torch.set_num_threads(int(cfg.threads))
+    specs = [str(spec) for spec in cfg.agents]
+    side = cfg.side
+    focus = cfg.focus
+    curve: list[tuple[str, int]] = []
+    baselines: list[str] = []
+    cache = cfg.cache
+    if cfg.run:
+        checkpoints = run_checkpoints(cfg.run)
+        sides = sorted({checkpoint.side for checkpoint in checkpoints})
+        if len(sides) > 1:
+            raise ValueError(f"{cfg.run}: checkpoints of several board sides {sides}")
+        if side is None:
+            side = sides[0]
+        elif side != sides[0]:
+            raise ValueError(
+                f"side={side}, but the run {cfg.run} trains on side {sides[0]} (leave side unset)"
+            )
+        if cfg.random_baseline:
+            baselines.append("random")
+        if cfg.uct_baseline > 0:
+            baselines.append(f"uct:{int(cfg.uct_baseline)}")
+        elif cfg.uct_baseline < 0:
+            raise ValueError(f"uct_baseline must be >= 0 simulations, got {cfg.uct_baseline}")
+        curve = [
+            (_checkpoint_spec(c.path, simulations=cfg.simulations, device=cfg.device), c.step)
+            for c in checkpoints
+        ]
+        specs = [*baselines, *(s for s in specs if s not in baselines), *(s for s, _ in curve)]
+        if cfg.mode == "gauntlet" and focus is None:
+            focus = curve[-1][0]
+        if cache is None:
+            cache = str(Path(cfg.run) / "eval_cache.jsonl")
+    if side is None:
+        side = DEFAULT_SIDE
+    if not specs:
+        raise ValueError("no agents: give agents=[...] and/or run=RUN_FOLDER")
+
+    out = Path(cfg.out) if cfg.out else Path(_hydra_output_dir())
+    if cache is None:
+        cache = str(out / "matches.jsonl")
+    board = Board(int(side))
+    pairs = len(specs) - 1 if cfg.mode == "gauntlet" else len(specs) * (len(specs) - 1) // 2
+    print(
+        f"{len(specs)} agents, {cfg.mode}, {pairs} matches of {cfg.games} games on side {side}",
+        flush=True,
+    )
+    result = play_tournament(
+        specs,
+        board=board,
+        num_games=int(cfg.games),
+        seed=int(cfg.seed),
+        mode=cfg.mode,
+        focus=focus,
+        cache_path=cache,
+        prior_games=float(cfg.prior_games),
+        progress=bool(cfg.progress),
+    )
+    paths = write_tournament(result, out, curve=curve, baselines=baselines)
+    print(result.ratings.table())
+    print(f"matches played {result.played}, read from the cache {result.cached} ({cache})")
+    for kind, path in paths.items():
+        print(f"{kind}: {path}")
+    return result
+
+
+def _hydra_output_dir() -> str:
+    from hydra.core.hydra_config import HydraConfig
+
+    if not HydraConfig.initialized():
+        raise ValueError("out is not set and there is no Hydra run folder: give out=FOLDER")
+    return HydraConfig.get().runtime.output_dir
+
+
+@hydra.main(version_base="1.3", config_path=CONFIG_DIR, config_name="eval")
+def main(cfg: DictConfig) -> None:
+    evaluate(cfg)
+
+
+if __name__ == "__main__":
+    main()
