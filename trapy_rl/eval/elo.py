@@ -14,6 +14,11 @@ rating. To keep ratings finite each pair that met gets ``prior_games`` virtual g
 once a pair has played tens of games; with it a 40-0 result puts the pair 763 Elo apart
 (400 log10(40.5 / 0.5)) rather than infinitely far. Agents whose games do not connect them to
 the anchor (a disconnected comparison graph) cannot be rated against it: `fit_elo` raises.
+The prior's price is a mild compression, as in BayesElo (which adds two such games): on
+simulated round robins with ratings spread by 300 Elo and 40 games a pair, fitted ratings come
+out about 7% closer together than the true ones (1% with ``prior_games=0.1``, none with 0).
+Where no agent has a perfect score against the rest, ``prior_games=0`` gives the unbiased fit;
+a smaller prior with a perfect score gives wide, unreliable intervals for that agent.
 
 Intervals: from the observed Fisher information (the negative Hessian of the log-likelihood,
 prior included, at the maximum), the ratings' covariance is the inverse of its block over the
