@@ -168,3 +168,16 @@ def test_other_side_is_an_error(checkpoint) -> None:
 def test_bad_specs_name_the_problem(checkpoint, spec: str, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         parse_agent(spec.format(path=checkpoint), board=Board(3))
+
+
+def test_loaded_nets_are_shared_until_the_file_changes(tmp_path) -> None:
+    board = Board(3)
+    path = write_checkpoint(tmp_path / "net.pt", side=3, seed=0)
+    first = parse_agent(f"net:{path},device=cpu", board=board)
+    second = parse_agent(f"mcts:{path}:2,device=cpu", board=board)
+    assert first.evaluator is second.evaluator
+    write_checkpoint(path, side=3, seed=1)
+    third = parse_agent(f"net:{path},device=cpu", board=board)
+    assert third.evaluator is not first.evaluator
+    weights = [next(a.evaluator.net.parameters()) for a in (first, third)]
+    assert not torch.equal(*weights)

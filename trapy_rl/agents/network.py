@@ -38,6 +38,8 @@ __all__ = [
 
 NETWORK_KINDS = ("net", "mcts")
 DEFAULT_SIMULATIONS = 200
+_LOADED_LIMIT = 8
+_LOADED: dict[tuple, tuple] = {}  # least recently used first
 
 
 class NetworkPolicyAgent:
@@ -180,6 +182,10 @@ def load_evaluator(
 ):
     """The net of a checkpoint file or run folder, wrapped as an `Evaluator` for ``board``.
 
+    The last few evaluators are kept and shared (keyed by the file, its size and modification
+    time, the device and bf16), so a tournament does not read a checkpoint for every match.
+    Agents only run the net in inference mode; do not train a net obtained here.
+
     Returns:
         (evaluator, info): `trapy_rl.nn.Evaluator` and `load_network`'s info dict (``path``,
         ``side``, ``iteration``, ``step``, ...).
@@ -189,16 +195,26 @@ def load_evaluator(
         ValueError: for an unknown device.
     """
     from trapy_rl.nn import Evaluator, resolve_device
-    from trapy_rl.train.checkpoint import CheckpointError, load_network
+    from trapy_rl.train.checkpoint import CheckpointError, find_checkpoint, load_network
 
     resolved = resolve_device(device)
-    net, info = load_network(path, device=resolved)
+    file = find_checkpoint(path)
+    stat = file.stat()
+    key = (str(file.resolve()), stat.st_size, stat.st_mtime_ns, str(resolved), bf16)
+    loaded = _LOADED.pop(key, None)
+    if loaded is None:
+        net, info = load_network(file, device=resolved)
+        loaded = (Evaluator(net, device=resolved, bf16=bf16), info)
+    _LOADED[key] = loaded  # the most recently used last
+    while len(_LOADED) > _LOADED_LIMIT:
+        _LOADED.pop(next(iter(_LOADED)))
+    evaluator, info = loaded
     if info["side"] != board.side:
         raise CheckpointError(
             f"{info['path']}: the net was trained on the side-{info['side']} board, but the "
             f"games are on side {board.side}"
         )
-    return Evaluator(net, device=resolved, bf16=bf16), info
+    return evaluator, dict(info)
 
 
 def checkpoint_file(spec: str | AgentSpec) -> Path | None:
