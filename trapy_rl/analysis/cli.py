@@ -92,7 +92,13 @@ def run(cfg: DictConfig | OpeningsConfig, out_dir: str | Path) -> dict[str, Path
         "summary": out / "summary.txt",
     }
     table.to_csv(paths["csv"], index=False)
-    settings = ", ".join(f"{k}={v}" for k, v in table.attrs["key"].items() if k != "format")
+    settings = ", ".join(
+        f"{k}={v['spec'] if k in ('agent', 'opponent') else v}"
+        for k, v in table.attrs["key"].items()
+        if k not in ("format", "checkpoint")
+    )
+    if "checkpoint" in table.attrs["key"]:
+        settings += f", checkpoint={table.attrs['key']['checkpoint']['name']}"
     draw_opening_map(table, board, fairest=cfg.fairest, title=f"v(first move): {settings}").savefig(
         paths["map"], dpi=150, bbox_inches="tight"
     )
