@@ -17,6 +17,7 @@ from trapy_rl.agents.base import (
 from trapy_rl.agents.network import NetworkMCTSAgent, NetworkPolicyAgent
 from trapy_rl.agents.random import RandomAgent
 from trapy_rl.agents.rollout import RolloutEvaluator, RolloutMCTSAgent
+from trapy_rl.agents.search import SearchAgent
 
 __all__ = [
     "Agent",
@@ -26,6 +27,7 @@ __all__ = [
     "RandomAgent",
     "RolloutEvaluator",
     "RolloutMCTSAgent",
+    "SearchAgent",
     "known_agent_kinds",
     "parse_agent",
     "register_agent_kind",

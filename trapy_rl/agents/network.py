@@ -24,10 +24,10 @@ from pathlib import Path
 import numpy as np
 
 from trapy_rl.agents.base import AgentSpec, register_agent_kind
+from trapy_rl.agents.search import SearchAgent
 from trapy_rl.game.batch import BatchGame
 from trapy_rl.game.board import Board
 from trapy_rl.mcts.policies import select_actions
-from trapy_rl.mcts.search import MCTS
 
 __all__ = [
     "NetworkMCTSAgent",
@@ -103,7 +103,7 @@ class NetworkPolicyAgent:
         return f"NetworkPolicyAgent(temperature={self.temperature}, name={self.name!r})"
 
 
-class NetworkMCTSAgent:
+class NetworkMCTSAgent(SearchAgent):
     """A net guiding PUCT search; plays the most visited action (no noise, a fresh tree a move).
 
     Args:
@@ -128,53 +128,15 @@ class NetworkMCTSAgent:
         checkpoint_path: str | Path | None = None,
         **search_options,
     ) -> None:
-        if not callable(evaluator):
-            raise TypeError(f"evaluator must be callable, got {type(evaluator).__name__}")
-        if isinstance(num_simulations, bool) or not isinstance(num_simulations, (int, np.integer)):
-            raise ValueError(f"num_simulations must be an integer >= 1, got {num_simulations!r}")
-        if num_simulations < 1:
-            raise ValueError(f"num_simulations must be >= 1, got {num_simulations}")
-        if not c_puct > 0:
-            raise ValueError(f"c_puct must be > 0, got {c_puct}")
-        self.evaluator = evaluator
-        self.num_simulations = int(num_simulations)
-        self.c_puct = float(c_puct)
-        self.rng = np.random.default_rng(seed)
-        self.name = name or f"net+mcts:{self.num_simulations}"
-        self.checkpoint_path = None if checkpoint_path is None else Path(checkpoint_path)
-        self.search_options = search_options
-        self._searches: dict[tuple[Board, int], MCTS] = {}
-
-    def _search(self, board: Board, num_games: int) -> MCTS:
-        key = (board, num_games)
-        search = self._searches.get(key)
-        if search is None:
-            search = MCTS(
-                self.evaluator,
-                board,
-                num_games=num_games,
-                num_simulations=self.num_simulations,
-                c_puct=self.c_puct,
-                **self.search_options,
-            )
-            self._searches = {key: search}  # keep one: the trees are large
-        return search
-
-    def act(self, batch: BatchGame, games: np.ndarray) -> np.ndarray:
-        """[n] int64: the most visited root action of a fresh search in each of ``games``."""
-        games = np.asarray(games, dtype=np.intp)
-        if len(games) == 0:
-            return np.zeros(0, dtype=np.int64)
-        search = self._search(batch.board, batch.num_games)
-        search.reset(games)
-        result = search.search(batch, games=games, add_noise=False)
-        return select_actions(result.visit_counts, 0.0, self.rng)
-
-    def __repr__(self) -> str:
-        return (
-            f"NetworkMCTSAgent(num_simulations={self.num_simulations}, c_puct={self.c_puct}, "
-            f"name={self.name!r})"
+        super().__init__(
+            evaluator,
+            num_simulations=num_simulations,
+            c_puct=c_puct,
+            seed=seed,
+            name=name or f"net+mcts:{num_simulations}",
+            **search_options,
         )
+        self.checkpoint_path = None if checkpoint_path is None else Path(checkpoint_path)
 
 
 def load_evaluator(

@@ -14,12 +14,11 @@ from __future__ import annotations
 import numpy as np
 
 from trapy_rl.agents.base import AgentSpec, register_agent_kind
+from trapy_rl.agents.search import SearchAgent
 from trapy_rl.game.batch import BatchGame
 from trapy_rl.game.board import Board
 from trapy_rl.game.fill import full_board_winner, random_fill
 from trapy_rl.game.state import BLUE, YELLOW
-from trapy_rl.mcts.policies import select_actions
-from trapy_rl.mcts.search import MCTS
 
 __all__ = ["RolloutEvaluator", "RolloutMCTSAgent"]
 
@@ -91,11 +90,8 @@ class RolloutEvaluator:
         return (2.0 * wins - 1.0).astype(np.float32)
 
 
-class RolloutMCTSAgent:
+class RolloutMCTSAgent(SearchAgent):
     """UCT: the project's batched MCTS with `RolloutEvaluator` leaves; plays the most visited.
-
-    Ties between equally visited actions are broken at random. The search tree is built fresh
-    for every move (no state between moves), so ``reset`` is not needed.
 
     Args:
         num_simulations: simulations per move.
@@ -117,46 +113,15 @@ class RolloutMCTSAgent:
         name: str | None = None,
         **search_options,
     ) -> None:
-        if isinstance(num_simulations, bool) or not isinstance(num_simulations, (int, np.integer)):
-            raise ValueError(f"num_simulations must be an integer >= 1, got {num_simulations!r}")
-        if num_simulations < 1:
-            raise ValueError(f"num_simulations must be >= 1, got {num_simulations}")
-        seeds = np.random.SeedSequence(seed).spawn(2)
-        self.num_simulations = int(num_simulations)
-        self.c_puct = float(c_puct)
-        self.evaluator = RolloutEvaluator(num_rollouts, seeds[0])
-        self.rng = np.random.default_rng(seeds[1])
-        self.search_options = search_options
-        self.name = name or f"uct:{self.num_simulations}"
-        self._searches: dict[tuple[Board, int], MCTS] = {}
-
-    def _search(self, board: Board, num_games: int) -> MCTS:
-        key = (board, num_games)
-        search = self._searches.get(key)
-        if search is None:
-            search = MCTS(
-                self.evaluator,
-                board,
-                num_games=num_games,
-                num_simulations=self.num_simulations,
-                c_puct=self.c_puct,
-                **self.search_options,
-            )
-            self._searches = {key: search}  # keep one: the trees are large
-        return search
-
-    def act(self, batch: BatchGame, games: np.ndarray) -> np.ndarray:
-        """[n] int64: the most visited root action of a fresh search in each of ``games``."""
-        games = np.asarray(games, dtype=np.intp)
-        if len(games) == 0:
-            return np.zeros(0, dtype=np.int64)
-        search = self._search(batch.board, batch.num_games)
-        search.reset(games)
-        result = search.search(batch, games=games, add_noise=False)
-        return select_actions(result.visit_counts, 0.0, self.rng)
-
-    def __repr__(self) -> str:
-        return f"RolloutMCTSAgent(num_simulations={self.num_simulations}, c_puct={self.c_puct})"
+        playouts, ties = np.random.SeedSequence(seed).spawn(2)
+        super().__init__(
+            RolloutEvaluator(num_rollouts, playouts),
+            num_simulations=num_simulations,
+            c_puct=c_puct,
+            seed=ties,
+            name=name or f"uct:{num_simulations}",
+            **search_options,
+        )
 
 
 def _make_uct(spec: AgentSpec, *, board: Board, seed: int | None) -> RolloutMCTSAgent:
