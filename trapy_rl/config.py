@@ -37,7 +37,7 @@ __all__ = [
 class MCTSConfig:
     """The search that self-play runs at every move (``configs/mcts/``)."""
 
-    num_simulations: int = 64
+    num_simulations: int = 32
     c_puct: float = 1.25
     dirichlet_alpha: float = 0.3
     dirichlet_fraction: float = 0.25
@@ -55,8 +55,8 @@ class SelfPlayConfig:
 
     num_games: int = 32
     moves_per_iteration: int = 16
-    num_workers: int = 0
-    temperature_moves: int = 8
+    num_workers: int = 0  # self-play processes; 0 plays in the training process
+    temperature_moves: int = 12
     resign_threshold: float = -0.9
     resign_playout_fraction: float = 0.2
 
@@ -99,10 +99,10 @@ class LoggerConfig:
 class EvalConfig:
     """Matches played by the training run: every ``every`` iterations and once at the end."""
 
-    every: int = 0  # iterations between evaluations, 0 for none during training
-    num_games: int = 20  # per opponent, per evaluation
+    every: int = 12  # iterations between evaluations, 0 for none during training
+    num_games: int = 10  # per opponent, per evaluation
     num_simulations: int = 64  # the trained agent's search in matches
-    uct_simulations: int = 32  # the rollout-MCTS opponent's search
+    uct_simulations: int = 16  # the rollout-MCTS opponent's search
     final_games: int = 100  # the match against random at the end, 0 to skip
 
 
@@ -110,8 +110,8 @@ class EvalConfig:
 class CheckpointConfig:
     """How often the run saves itself, and what the checkpoints hold."""
 
-    every: int = 5  # iterations between checkpoints (one is always written at the end)
-    keep: int = 0  # numbered checkpoints kept, the newest; 0 keeps all
+    every: int = 12  # iterations between checkpoints (one is always written at the end)
+    keep: int = 3  # numbered checkpoints kept, the newest; 0 keeps all
     replay: bool = True  # include the replay window (needed to resume identically)
 
 
@@ -121,7 +121,7 @@ class TrainConfig:
 
     side: int = 10
     seed: int = 0
-    iterations: int = 20
+    iterations: int = 36
     device: str = "cpu"
     bf16: bool = False
     threads: int = 1  # torch CPU threads (1 is fastest for small nets), 0 for torch's default

@@ -19,6 +19,7 @@ def tiny_config(run_dir, **changes) -> TrainConfig:
     cfg.mcts.num_simulations = 8
     cfg.selfplay.num_games = 8
     cfg.selfplay.moves_per_iteration = 10
+    cfg.selfplay.num_workers = 0
     cfg.replay.min_size = 16
     cfg.replay.train_ratio = 1.0
     cfg.optim.batch_size = 16

@@ -105,7 +105,17 @@ def test_bad_configuration_is_named(tmp_path, make_config):
         train(make_config(tmp_path, model={"chanels": 8}))
 
 
-def test_worker_processes_train_and_resume_exactly(tmp_path, make_config):
+def test_worker_processes_train_and_their_games_resume_only_with_workers(tmp_path, make_config):
+    run = train(make_config(tmp_path / "workers", iterations=2, **{"selfplay.num_workers": 2}))
+    saved = load_checkpoint(run.checkpoint)
+    assert len(saved["selfplay"]["workers"]) == 2
+    assert saved["counters"]["positions"] > 0 and saved["learner"]["step"] > 0
+    with pytest.raises(ValueError, match="num_workers"):
+        train(make_config(tmp_path / "local", iterations=3, resume=str(run.run_dir)))
+
+
+@pytest.mark.slow
+def test_worker_processes_resume_exactly(tmp_path, make_config):
     options = {"selfplay.num_workers": 2}
     straight = train(make_config(tmp_path / "straight", iterations=2, **options))
     first = train(make_config(tmp_path / "split", iterations=1, **options))
@@ -115,6 +125,3 @@ def test_worker_processes_train_and_resume_exactly(tmp_path, make_config):
     a, b = weights(straight.checkpoint), weights(resumed.checkpoint)
     for key in a:
         assert torch.equal(a[key], b[key]), key
-    assert len(load_checkpoint(straight.checkpoint)["selfplay"]["workers"]) == 2
-    with pytest.raises(ValueError, match="num_workers"):
-        train(make_config(tmp_path / "local", iterations=2, resume=str(first.run_dir)))

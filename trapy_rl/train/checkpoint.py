@@ -195,7 +195,7 @@ def check_compatible(payload: dict, *, side: int, model_config: dict) -> None:
     if int(payload["side"]) != int(side):
         raise CheckpointError(
             f"{path}: written for the side-{payload['side']} board, but this run plays on "
-            f"side {side}"
+            f"side {side} (resume with the run's own settings, see its config.yaml)"
         )
     saved = dict(payload["model"]["config"])
     if saved != dict(model_config):

@@ -32,6 +32,7 @@ from trapy_rl.game.board import Board
 from trapy_rl.nn import Evaluator, PolicyValueNet
 from trapy_rl.train.checkpoint import (
     CHECKPOINT_DIR,
+    CheckpointError,
     check_compatible,
     get_rng_state,
     load_checkpoint,
@@ -196,16 +197,11 @@ def train(cfg: Any) -> TrainResult:
     counters = {"iteration": 0, "positions": 0, "games": 0, "samples_owed": 0.0}
 
     if config.get("resume"):
-        payload = load_checkpoint(config["resume"])
-        check_compatible(payload, side=board.side, model_config=model_config)
-        net.load_state_dict(payload["model"]["state"])
-        learner.load_state_dict(payload["learner"])
-        if payload.get("replay") is not None:
-            replay.load_state_dict(payload["replay"])
-        selfplay.load_state_dict(payload["selfplay"])
-        counters.update(payload["counters"])
-        set_rng_state(payload["rng"])
-        print(f"resumed from {payload['path']} at iteration {counters['iteration']}", flush=True)
+        try:
+            _resume(config["resume"], board, model_config, net, learner, replay, selfplay, counters)
+        except BaseException:
+            selfplay.close()
+            raise
 
     writer = None
     if config["logger"]["name"] == "tensorboard":
@@ -357,7 +353,28 @@ def train(cfg: Any) -> TrainResult:
     if writer is not None:
         writer.close()
     print(f"checkpoint: {result.checkpoint}", flush=True)
+    if writer is not None:
+        print(f"logs: tensorboard --logdir {run_dir / 'tensorboard'}", flush=True)
     return result
+
+
+def _resume(path, board, model_config, net, learner, replay, selfplay, counters) -> None:
+    """Load a run's state from the checkpoint at ``path`` (a file or a run folder)."""
+    payload = load_checkpoint(path)
+    missing = [k for k in ("learner", "counters", "rng", "selfplay") if k not in payload]
+    if missing:
+        raise CheckpointError(
+            f"{payload['path']}: not a checkpoint of a training run (lacks {', '.join(missing)})"
+        )
+    check_compatible(payload, side=board.side, model_config=model_config)
+    net.load_state_dict(payload["model"]["state"])
+    learner.load_state_dict(payload["learner"])
+    if payload.get("replay") is not None:
+        replay.load_state_dict(payload["replay"])
+    selfplay.load_state_dict(payload["selfplay"])
+    counters.update(payload["counters"])
+    set_rng_state(payload["rng"])
+    print(f"resumed from {payload['path']} at iteration {counters['iteration']}", flush=True)
 
 
 def _evaluate(evaluator, board: Board, config: dict, iteration: int, writer) -> dict[str, float]:

@@ -152,8 +152,8 @@ class ProcessSelfPlay:
     def _receive(self, i: int):
         try:
             status, reply = self._connections[i].recv()
-        except EOFError as error:
-            raise RuntimeError(f"self-play worker {i} died") from error
+        except (EOFError, OSError) as error:
+            raise RuntimeError(f"self-play worker {i} died ({error!r})") from error
         self._unanswered[i] -= 1
         return status, reply
 
