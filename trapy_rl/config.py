@@ -56,7 +56,7 @@ class SelfPlayConfig:
     num_games: int = 32
     moves_per_iteration: int = 16
     num_workers: int = 0  # self-play processes; 0 plays in the training process
-    temperature_moves: int = 12
+    temperature_moves: int = 8
     resign_threshold: float = -0.9
     resign_playout_fraction: float = 0.2
 
@@ -99,10 +99,10 @@ class LoggerConfig:
 class EvalConfig:
     """Matches played by the training run: every ``every`` iterations and once at the end."""
 
-    every: int = 12  # iterations between evaluations, 0 for none during training
-    num_games: int = 10  # per opponent, per evaluation
+    every: int = 10  # iterations between evaluations, 0 for none during training
+    num_games: int = 20  # per opponent, per evaluation
     num_simulations: int = 64  # the trained agent's search in matches
-    uct_simulations: int = 16  # the rollout-MCTS opponent's search
+    uct_simulations: int = 32  # the rollout-MCTS opponent's search
     final_games: int = 100  # the match against random at the end, 0 to skip
 
 
@@ -110,7 +110,7 @@ class EvalConfig:
 class CheckpointConfig:
     """How often the run saves itself, and what the checkpoints hold."""
 
-    every: int = 12  # iterations between checkpoints (one is always written at the end)
+    every: int = 10  # iterations between checkpoints (one is always written at the end)
     keep: int = 3  # numbered checkpoints kept, the newest; 0 keeps all
     replay: bool = True  # include the replay window (needed to resume identically)
 
@@ -119,9 +119,9 @@ class CheckpointConfig:
 class TrainConfig:
     """A whole training run (``configs/train.yaml``)."""
 
-    side: int = 10
+    side: int = 5
     seed: int = 0
-    iterations: int = 36
+    iterations: int = 30
     device: str = "cpu"
     bf16: bool = False
     threads: int = 1  # torch CPU threads (1 is fastest for small nets), 0 for torch's default
