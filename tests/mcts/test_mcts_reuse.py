@@ -129,3 +129,31 @@ def test_advance_minus_one_keeps_and_reset_forgets():
     )
     with pytest.raises(ValueError, match="shape"):
         search.advance(np.array([0]))
+
+
+def test_advancing_trees_of_different_sizes_together_equals_one_at_a_time():
+    """Compacting many trees in one call (small ones with stale slots) equals one per call."""
+    board = Board(5)
+    num_games = 8
+    rng = np.random.default_rng(0)  # this seed failed before the fix (stale slot indices)
+    together = MCTS(HashEvaluator(board), board, num_games=num_games, num_simulations=40)
+    alone = MCTS(HashEvaluator(board), board, num_games=num_games, num_simulations=40)
+    batch = BatchGame(num_games, board)
+    for _ in range(40):
+        sims = int(rng.choice([1, 3, 30, 300]))  # trees of very different sizes
+        first = together.search(batch, num_simulations=sims)
+        second = alone.search(batch, num_simulations=sims)
+        assert (first.visit_counts == second.visit_counts).all()
+        actions = first.visit_counts.argmax(axis=1)
+        batch.step(actions)
+        together.advance(actions)
+        for game in range(num_games):
+            one = np.full(num_games, -1)
+            one[game] = actions[game]
+            alone.advance(one)
+        finished = np.flatnonzero(batch.is_over | (rng.random(num_games) < 0.5))
+        batch.reset(finished)
+        together.reset(finished)
+        alone.reset(finished)
+    for game in range(num_games):
+        check_tree(together.tree, game)

@@ -149,3 +149,15 @@ def test_channels_last_gives_the_same_answers():
     )
     np.testing.assert_allclose(other_logits, logits, rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(other_values, values, rtol=1e-5, atol=1e-5)
+
+
+def test_training_after_a_first_call_under_inference_mode():
+    """The net's per-board caches made inside the evaluator must serve a training step too."""
+    net = tiny_net()
+    batch = BatchGame(4, Board(4))
+    Evaluator(net, device="cpu")(batch, np.arange(4))  # the first use: under inference mode
+    net.train()
+    planes = torch.from_numpy(encode_planes(batch))
+    logits, values = net(planes, torch.from_numpy(batch.legal_mask()))
+    (logits[:, :-1].logsumexp(dim=1).sum() + values.sum()).backward()
+    assert all(p.grad is not None for p in net.parameters() if p.requires_grad)

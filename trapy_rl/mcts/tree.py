@@ -175,12 +175,14 @@ class Tree:
         gathered = {}
         for name in (*self._NODE_FIELDS, *self._EDGE_FIELDS):
             gathered[name] = getattr(self, name)[games[:, None], order]
+        # Rows past a tree's kept count hold stale slots whose indices may point anywhere: clip
+        # them into range (their values are discarded; `allocate` clears those slots later).
         children = gathered["children_index"]
-        remapped = new_index[rows[:, :, None], np.maximum(children, 0)]
+        remapped = new_index[rows[:, :, None], np.clip(children, 0, used - 1)]
         gathered["children_index"] = np.where(children >= 0, remapped, NO_CHILD).astype(np.int32)
         parent_of = gathered["parents"]
         gathered["parents"] = np.where(
-            parent_of >= 0, new_index[rows, np.maximum(parent_of, 0)], -1
+            parent_of >= 0, new_index[rows, np.clip(parent_of, 0, used - 1)], -1
         ).astype(np.int32)
         gathered["parents"][:, 0] = -1
         gathered["actions_from_parent"][:, 0] = -1

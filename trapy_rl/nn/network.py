@@ -120,7 +120,10 @@ class PolicyValueNet(nn.Module):
         key = (side, device)
         index = self._cell_index_cache.get(key)
         if index is None:
-            index = torch.from_numpy(_cell_index(side)).to(device)
+            # A normal tensor even when first made under the evaluator's inference mode, so
+            # that a later training step may use it in its backward pass.
+            with torch.inference_mode(False):
+                index = torch.from_numpy(_cell_index(side)).to(device)
             self._cell_index_cache[key] = index
         return index
 

@@ -127,21 +127,6 @@ def _check_config(config: dict) -> None:
         raise ValueError("bad training configuration: " + "; ".join(problems))
 
 
-def _prime(net: torch.nn.Module, board: Board, device: torch.device) -> None:
-    """One forward pass outside inference mode, in eval mode (no statistics change).
-
-    The net caches per-board index tensors on first use; made under the evaluator's
-    ``torch.inference_mode`` they could not take part in the learner's backward pass.
-    """
-    from trapy_rl.game.planes import NUM_PLANES
-
-    was_training = net.training
-    net.eval()
-    with torch.no_grad():
-        net(torch.zeros(1, NUM_PLANES, *board.grid_shape, device=device))
-    net.train(was_training)
-
-
 def _seed_everything(seed: int) -> None:
     random.seed(seed)
     np.random.seed(seed % 2**32)  # noqa: NPY002 (for code that uses the global state)
@@ -172,7 +157,6 @@ def train(cfg: Any) -> TrainResult:
     model_config = dict(getattr(net, "config", model_config))
     device = torch.device(config["device"])
     evaluator = Evaluator(net, device=device, bf16=config["bf16"])
-    _prime(net, board, device)
     sp, rp, op, ev, ck = (config[k] for k in ("selfplay", "replay", "optim", "eval", "checkpoint"))
     positions_per_iteration = sp["num_games"] * sp["moves_per_iteration"]
     learner = Learner(

@@ -135,19 +135,6 @@ def _choose_actions(
     return actions
 
 
-def _advance(search: MCTS, actions: np.ndarray) -> None:
-    """``search.advance(actions)``, one game at a time.
-
-    Compacting several trees of different sizes in one `Tree.compact` call can read the stale
-    child indices of slots past a small tree's end and fail with an IndexError; one game per
-    call never gathers such slots. Replace by ``search.advance(actions)`` once that is fixed.
-    """
-    for game in range(len(actions)):
-        one = np.full(len(actions), -1, dtype=np.int64)
-        one[game] = actions[game]
-        search.advance(one)
-
-
 class SelfPlay:
     """``num_games`` self-play games that persist between calls of `play`.
 
@@ -262,7 +249,7 @@ class SelfPlay:
             if resign.any():
                 batch.resign(resign)
             batch.step(actions)  # games just resigned are over and ignore theirs
-            _advance(search, actions)
+            search.advance(actions)
 
             finished = np.flatnonzero(batch.is_over)
             if len(finished):
