@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import statistics
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -26,6 +27,7 @@ from trapy_rl.game.sampling import random_legal_actions
 from trapy_rl.mcts import MCTS, Evaluator, select_actions
 
 NUM_SIMULATIONS = 64
+ROOT = Path(__file__).resolve().parents[1]
 PLIES = 10
 
 
@@ -116,7 +118,66 @@ def search_rows(
     return rows
 
 
+class _TimedEvaluator:
+    """Wraps an evaluator and adds up the wall-clock seconds spent inside it."""
+
+    def __init__(self, evaluator: Evaluator) -> None:
+        self.evaluator = evaluator
+        self.seconds = 0.0
+
+    def __call__(self, batch: BatchGame, games: np.ndarray):
+        start = time.perf_counter()
+        try:
+            return self.evaluator(batch, games)
+        finally:
+            self.seconds += time.perf_counter() - start
+
+
+def default_net_rows(*, quick: bool, num_games: int = 256) -> list[dict]:
+    """Search guided by the default training net (configs/model/small.yaml, random weights).
+
+    Reports simulations/s and the share of the search's time spent outside the net.
+    """
+    import torch
+    import yaml
+
+    from trapy_rl.nn import Evaluator as NetEvaluator
+    from trapy_rl.nn import PolicyValueNet
+
+    model = yaml.safe_load((ROOT / "configs" / "model" / "small.yaml").read_text())
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # as training runs it (threads: 1 in configs/train.yaml)
+    try:
+        torch.manual_seed(0)
+        timed = _TimedEvaluator(NetEvaluator(PolicyValueNet(**model), device="cpu"))
+        batch = opening_positions(num_games, seed=num_games)
+        search = MCTS(timed, batch.board, num_games=num_games, num_simulations=NUM_SIMULATIONS)
+        search.search(batch)  # warm-up
+        totals, outside = [], []
+        for _ in range(1 if quick else 3):
+            search.reset()
+            timed.seconds = 0.0
+            start = time.perf_counter()
+            search.search(batch)
+            total = time.perf_counter() - start
+            totals.append(num_games * NUM_SIMULATIONS / total)
+            outside.append(100.0 * (total - timed.seconds) / total)
+    finally:
+        torch.set_num_threads(threads)
+    label = f"default net (small preset, 1 thread), B={num_games}"
+    return [
+        {"name": f"search, {label}", "value": statistics.median(totals), "unit": "sims/s"},
+        {
+            "name": "search time outside the net, default net",
+            "value": statistics.median(outside),
+            "unit": "%",
+            "note": f"{NUM_SIMULATIONS} sims/move, side 10; the rest is the net's forward pass",
+        },
+    ]
+
+
 def run(quick: bool) -> list[dict]:
     from trapy_rl.nn.evaluator import UniformEvaluator
 
-    return search_rows(UniformEvaluator(), "uniform evaluator", quick=quick)
+    rows = search_rows(UniformEvaluator(), "uniform evaluator", quick=quick)
+    return rows + default_net_rows(quick=quick)

@@ -47,14 +47,18 @@ def machine() -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("sections", nargs="*", default=list(SECTIONS), choices=SECTIONS)
+    parser.add_argument("sections", nargs="*", metavar="SECTION", help=f"any of {SECTIONS}")
     parser.add_argument("--quick", action="store_true", help="few repeats, small sizes")
     parser.add_argument("--json", type=Path, help="also write the rows to this file")
     args = parser.parse_args(argv)
+    unknown = [s for s in args.sections if s not in SECTIONS]
+    if unknown:
+        parser.error(f"unknown section(s) {unknown}; choose from {list(SECTIONS)}")
+    sections = args.sections or list(SECTIONS)
     sys.path.insert(0, str(ROOT))
     print(f"machine: {machine()}")
     rows = []
-    for section in args.sections:
+    for section in sections:
         module = importlib.import_module(f"benchmarks.{section}")
         print(f"\n== {section} ==")
         for row in module.run(args.quick):
