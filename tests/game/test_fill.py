@@ -34,10 +34,7 @@ def random_positions(board: Board, n: int, rng: np.random.Generator) -> BatchGam
         if not live.any():
             break
         actions = random_legal_actions(batch.legal_mask(), rng)
-        frozen = batch.winner.copy()
-        batch.winner[~live] = 1
-        batch.step(actions)
-        batch.winner[~live] = frozen[~live]
+        batch.step(actions, games=live)
     return batch
 
 

@@ -24,8 +24,5 @@ def random_positions(side: int, n: int, seed: int = 0) -> BatchGame:
     for ply in range(int(lengths.max())):
         actions = random_legal_actions(batch.legal_mask(), rng)
         playing = (ply < lengths) & ~batch.is_over
-        saved = batch.winner.copy()
-        batch.winner[~playing] = 1  # freeze the games that have reached their length
-        batch.step(actions)
-        batch.winner[~playing] = saved[~playing]
+        batch.step(actions, games=playing)  # the games that reached their length stay still
     return batch

@@ -12,10 +12,7 @@ def mirrored_batch(batch: BatchGame) -> BatchGame:
     for ply in range(int(batch.move_count.max())):
         live = batch.move_count > ply
         actions = np.where(live, board.mirror_actions[np.maximum(batch.history[:, ply], 0)], 0)
-        frozen = mirror.winner.copy()
-        mirror.winner[~live] = 1
-        mirror.step(actions)
-        mirror.winner[:] = np.where(~live, frozen, mirror.winner)
+        mirror.step(actions, games=live)
     return mirror
 
 
