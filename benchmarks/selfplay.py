@@ -16,6 +16,7 @@ import torch
 from trapy_rl.game.board import Board
 from trapy_rl.nn import Evaluator, PolicyValueNet
 from trapy_rl.train.selfplay import SelfPlay
+from trapy_rl.train.workers import selfplay_options
 
 CONFIG_DIR = Path(__file__).resolve().parents[1] / "configs"
 
@@ -35,20 +36,8 @@ def default_config(overrides: list[str] | None = None) -> dict:
 def _moves_per_second(config: dict, side: int, moves: int, repeats: int) -> float:
     torch.manual_seed(0)
     net = PolicyValueNet(**config["model"])
-    mcts, sp = config["mcts"], config["selfplay"]
-    selfplay = SelfPlay(
-        Evaluator(net, device="cpu"),
-        Board(side),
-        num_games=sp["num_games"],
-        num_simulations=mcts["num_simulations"],
-        c_puct=mcts["c_puct"],
-        dirichlet_alpha=mcts["dirichlet_alpha"],
-        dirichlet_fraction=mcts["dirichlet_fraction"],
-        temperature_moves=sp["temperature_moves"],
-        resign_threshold=sp["resign_threshold"],
-        resign_playout_fraction=sp["resign_playout_fraction"],
-        seed=0,
-    )
+    options = {**selfplay_options(config), "seed": 0}
+    selfplay = SelfPlay(Evaluator(net, device="cpu"), Board(side), **options)
     selfplay.play(1, seed=0)  # warm-up: allocations, caches
     rates = [selfplay.play(moves, seed=1 + r).stats.moves_per_s for r in range(repeats)]
     return statistics.median(rates)

@@ -226,10 +226,10 @@ def _as_list(seed: int | list[int]) -> list[int]:
     return [int(s) for s in seed] if isinstance(seed, (list, tuple)) else [int(seed)]
 
 
-def make_selfplay_backend(net: nn.Module, evaluator, board: Board, config: dict) -> SelfPlayBackend:
-    """The backend ``config["selfplay"]["num_workers"]`` asks for (0: in this process)."""
+def selfplay_options(config: dict) -> dict:
+    """The `SelfPlay` keyword arguments of a training config (a plain dict)."""
     sp, mc = config["selfplay"], config["mcts"]
-    options = dict(
+    return dict(
         num_games=sp["num_games"],
         num_simulations=mc["num_simulations"],
         c_puct=mc["c_puct"],
@@ -240,6 +240,12 @@ def make_selfplay_backend(net: nn.Module, evaluator, board: Board, config: dict)
         resign_playout_fraction=sp["resign_playout_fraction"],
         seed=[int(config["seed"]), 0],
     )
+
+
+def make_selfplay_backend(net: nn.Module, evaluator, board: Board, config: dict) -> SelfPlayBackend:
+    """The backend ``config["selfplay"]["num_workers"]`` asks for (0: in this process)."""
+    sp = config["selfplay"]
+    options = selfplay_options(config)
     if sp["num_workers"] > 0:
         return ProcessSelfPlay(
             net, board, options, num_workers=sp["num_workers"], threads=max(1, config["threads"])
