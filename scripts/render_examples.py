@@ -101,7 +101,7 @@ def main() -> None:
         contour_at=0.5,
         value_format="{:.2f}",
         colorbar_label=f"share of {args.boards} random full boards won by the cell's owner"
-        f" (standard error about {0.5 / np.sqrt(args.boards):.3f})",
+        f" (s.e. {0.5 / np.sqrt(args.boards):.3f})",
         title="How often the owner of a cell wins a random full board",
     )
     print(f"wrote 4 pictures to {args.out}; owner-wins share {share.min():.3f}..{share.max():.3f}")
