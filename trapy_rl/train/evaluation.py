@@ -6,12 +6,12 @@ own; this module only picks what a training log shows.
 
 from __future__ import annotations
 
-from trapy_rl.agents import NetworkMCTSAgent, RandomAgent, RolloutMCTSAgent
+from trapy_rl.agents import RandomAgent, RolloutMCTSAgent
 from trapy_rl.analysis import draw_opening_map, net_values, opening_table
 from trapy_rl.eval import MatchResult, play_match
 from trapy_rl.game.board import Board
 
-__all__ = ["NetworkMCTSAgent", "evaluate", "opening_values_figure"]
+__all__ = ["evaluate", "opening_values_figure"]
 
 
 def evaluate(

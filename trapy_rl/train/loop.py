@@ -310,15 +310,8 @@ def train(cfg: Any) -> TrainResult:
     if ev["final_games"] > 0:
         from trapy_rl.agents import RandomAgent
         from trapy_rl.eval import play_match
-        from trapy_rl.train.evaluation import NetworkMCTSAgent
 
-        agent = NetworkMCTSAgent(
-            evaluator,
-            num_simulations=ev["num_simulations"],
-            c_puct=config["mcts"]["c_puct"],
-            seed=seed,
-            name=f"trained+mcts:{ev['num_simulations']}",
-        )
+        agent = _search_agent(evaluator, config, seed=seed, label="trained")
         match = play_match(
             agent, RandomAgent(seed=seed + 1), num_games=ev["final_games"], board=board, seed=seed
         )
@@ -361,19 +354,27 @@ def _resume(path, board, model_config, net, learner, replay, selfplay, counters)
     print(f"resumed from {payload['path']} at iteration {counters['iteration']}", flush=True)
 
 
+def _search_agent(evaluator, config: dict, *, seed: int, label: str):
+    """The agent the run is measured with: its net guiding search, eval.num_simulations a move."""
+    from trapy_rl.agents import NetworkMCTSAgent
+
+    simulations = config["eval"]["num_simulations"]
+    return NetworkMCTSAgent(
+        evaluator,
+        num_simulations=simulations,
+        c_puct=config["mcts"]["c_puct"],
+        seed=seed,
+        name=f"{label}+mcts:{simulations}",
+    )
+
+
 def _evaluate(evaluator, board: Board, config: dict, iteration: int, writer) -> dict[str, float]:
     """Matches against random and UCT, and the opening-values picture."""
-    from trapy_rl.train.evaluation import NetworkMCTSAgent, evaluate, opening_values_figure
+    from trapy_rl.train.evaluation import evaluate, opening_values_figure
 
     ev = config["eval"]
     seed = int(np.random.default_rng([config["seed"], iteration, _EVAL_STREAM]).integers(2**31))
-    agent = NetworkMCTSAgent(
-        evaluator,
-        num_simulations=ev["num_simulations"],
-        c_puct=config["mcts"]["c_puct"],
-        seed=seed,
-        name=f"net+mcts:{ev['num_simulations']}",
-    )
+    agent = _search_agent(evaluator, config, seed=seed, label="net")
     matches = evaluate(
         agent,
         board,
