@@ -24,3 +24,14 @@ def _has_cuda() -> bool:
     import torch  # only when gpu tests were collected: importing torch costs seconds
 
     return torch.cuda.is_available()
+
+
+@pytest.fixture(scope="module")
+def one_torch_thread():
+    """Small nets run fastest on one thread (and the tests share the machine); restored after."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)

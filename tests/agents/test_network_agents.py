@@ -17,13 +17,7 @@ from trapy_rl.train.checkpoint import CheckpointError, save_checkpoint, write_ru
 TINY = dict(channels=16, blocks=2, policy_channels=16, value_hidden=32, swap_hidden=16)
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _one_torch_thread():
-    """Small nets run fastest on one thread, and the tests share the machine."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def write_checkpoint(path, *, side: int = 3, seed: int = 0, step: int = 0):

@@ -20,11 +20,7 @@ REPO = Path(__file__).resolve().parents[2]
 TINY = dict(channels=16, blocks=2, policy_channels=16, value_hidden=32, swap_hidden=16)
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _one_torch_thread():
-    threads = torch.get_num_threads()
-    yield
-    torch.set_num_threads(threads)  # evaluate() sets threads=1
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def config(*overrides: str):

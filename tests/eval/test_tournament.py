@@ -60,13 +60,7 @@ def _clear_counts():
     GAMES_PLAYED.clear()
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _one_torch_thread():
-    """Small nets run fastest on one thread, and the tests share the machine."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def test_pairings() -> None:
