@@ -187,8 +187,8 @@ class BatchGame:
         self.history[moving, self.move_count[moving]] = actions[moving]
         self.move_count[moving] += 1
         self.to_move[moving] = 3 - self.to_move[moving]
+        # The swap is legal after exactly one move (a lone stone never wins, so those games go on).
         self._legal[moving, k] = self.move_count[moving] == 1
-        self._legal[winners, k] = False
         ended = np.zeros(self.num_games, dtype=bool)
         ended[winners] = True
         return ended
