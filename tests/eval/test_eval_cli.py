@@ -106,10 +106,57 @@ def test_run_rates_every_checkpoint_and_reuses_results(tmp_path) -> None:
     assert {m.agent_a for m in gauntlet.matches} == {second.specs[-1]}
 
 
+def test_baselines_mode_tabulates_chosen_checkpoints(tmp_path) -> None:
+    run = tmp_path / "run"
+    for iteration in (1, 2, 3):
+        add_checkpoint(run, iteration)
+    out = tmp_path / "out"
+    result = evaluate(
+        config(
+            f"run={run}",
+            "mode=baselines",
+            "checkpoints=[1,3]",
+            "baselines=[uct:2]",
+            "uct_baseline=4",
+            "games=2",
+            "simulations=2",
+            "device=cpu",
+            "progress=false",
+            f"out={out}",
+        )
+    )
+    assert result.specs[:3] == ("random", "uct:4", "uct:2")
+    checkpoints = [spec for spec in result.specs if spec.startswith("mcts:")]
+    assert [Path(spec.split(":")[1]).name for spec in checkpoints] == [
+        "ckpt_000001.pt",
+        "ckpt_000003.pt",
+    ]
+    # Each chosen checkpoint against each of the three baselines, and nothing else.
+    pairs = {(m.agent_a, m.agent_b) for m in result.matches}
+    assert pairs == {(c, b) for c in checkpoints for b in ("random", "uct:4", "uct:2")}
+    table = (out / "winrates.txt").read_text().splitlines()
+    assert table[0].split()[:2] == ["step", "checkpoint"] and table[0].split()[2:] == [
+        "random",
+        "uct:4",
+        "uct:2",
+    ]
+    assert [line.split()[:2] for line in table[1:]] == [
+        ["50", "ckpt_000001.pt"],
+        ["150", "ckpt_000003.pt"],
+    ]
+    wins = {(m.agent_a, m.agent_b): m.wins for m in result.matches}
+    assert table[1].split()[2] == f"{wins[(checkpoints[0], 'random')]}/2"
+    rows = (out / "winrates.csv").read_text().splitlines()
+    assert rows[0] == "step,agent,baseline,wins,games,win_rate,low,high" and len(rows) == 7
+    assert (out / "winrate_curve.png").read_bytes()[:4] == b"\x89PNG"
+
+
 @pytest.mark.parametrize(
     ("overrides", "message"),
     [
         (["side=3"], "no agents"),
+        (["agents=[random,uct:2]", "side=3", "checkpoints=[1]"], "give run=RUN_FOLDER"),
+        (["agents=[random,uct:2]", "side=3", "mode=baselines"], "needs baselines"),
         (["agents=[random,uct:2]", "mode=swiss", "side=3"], "mode must be one of"),
         (["agents=[random,wizard]", "side=3"], "unknown agent spec 'wizard'"),
         (["agents=[random,uct:2]", "side=3", "games=0"], "num_games must be >= 1"),
@@ -125,6 +172,8 @@ def test_run_errors(tmp_path) -> None:
     add_checkpoint(run, 1, side=3)
     with pytest.raises(ValueError, match="trains on side 3"):
         evaluate(config(f"run={run}", "side=4", f"out={tmp_path}"))
+    with pytest.raises(ValueError, match=r"no checkpoints of iterations \[7\]; it has \[1\]"):
+        evaluate(config(f"run={run}", "checkpoints=[1,7]", f"out={tmp_path}"))
     with pytest.raises(ValueError, match="no such run folder"):
         evaluate(config(f"run={tmp_path / 'missing'}", f"out={tmp_path}"))
 

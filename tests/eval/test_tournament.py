@@ -15,6 +15,7 @@ from trapy_rl.agents.base import AgentSpec
 from trapy_rl.eval import play_match
 from trapy_rl.eval.tournament import (
     ResultCache,
+    baseline_rows,
     flip_result,
     pairings,
     play_tournament,
@@ -67,12 +68,22 @@ def test_pairings() -> None:
     assert pairings(["a", "b", "c"]) == [("a", "b"), ("a", "c"), ("b", "c")]
     assert pairings(["a", "b", "c"], mode="gauntlet") == [("a", "b"), ("a", "c")]
     assert pairings(["a", "b", "c"], mode="gauntlet", focus="c") == [("c", "a"), ("c", "b")]
+    # Each agent that is not a baseline against each baseline; baselines never meet.
+    assert pairings(["x", "a", "y", "b"], mode="baselines", baselines=["x", "y"]) == [
+        ("a", "x"),
+        ("a", "y"),
+        ("b", "x"),
+        ("b", "y"),
+    ]
     for kwargs, message in [
         ({"specs": ["a"]}, "at least two"),
         ({"specs": ["a", "b", "a"]}, r"repeated: \['a'\]"),
         ({"specs": ["a", "b"], "mode": "swiss"}, "mode must be one of round_robin, gauntlet"),
         ({"specs": ["a", "b"], "mode": "gauntlet", "focus": "z"}, "focus 'z'"),
         ({"specs": ["a", "b"], "focus": "a"}, "focus is for mode=gauntlet"),
+        ({"specs": ["a", "b"], "baselines": ["a"]}, "baselines are for mode=baselines"),
+        ({"specs": ["a", "b"], "mode": "baselines"}, "needs baselines"),
+        ({"specs": ["a", "b"], "mode": "baselines", "baselines": ["z"]}, r"\['z'\]"),
     ]:
         specs = kwargs.pop("specs")
         with pytest.raises(ValueError, match=message):
@@ -210,11 +221,30 @@ def test_run_checkpoints_and_outputs(tmp_path) -> None:
     result = play_tournament(specs, board=Board(3), num_games=4, seed=0)
     curve = [(spec, c.step) for spec, c in zip(specs[1:], found)]
     paths = write_tournament(result, tmp_path / "out", curve=curve, baselines=["random"])
-    assert set(paths) == {"table", "csv", "json", "plot"}
+    assert set(paths) == {
+        "table",
+        "csv",
+        "json",
+        "plot",
+        "winrates",
+        "winrates_csv",
+        "winrate_plot",
+    }
     assert paths["plot"].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert paths["winrate_plot"].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     data = json.loads(paths["json"].read_text())
     assert len(data["matches"]) == 6 and data["anchor"] == "random"
     assert len(paths["csv"].read_text().splitlines()) == 5
+    # Random was agent a of those matches: the win-rate rows are from the checkpoint's side.
+    random_wins = {m.agent_b: m.wins for m in result.matches if m.agent_a == "random"}
+    rows = baseline_rows(result, curve, ["random"])
+    assert [(row.step, row.baseline) for row in rows] == [
+        (200, "random"),
+        (400, "random"),
+        (1000, "random"),
+    ]
+    assert [row.match.wins for row in rows] == [4 - random_wins[spec] for spec, _ in curve]
+    assert all(row.match.agent_a == row.agent for row in rows)
 
     with pytest.raises(CheckpointError, match="no numbered checkpoints"):
         run_checkpoints(tmp_path / "out")

@@ -4,9 +4,13 @@
     trapy-eval agents="['mcts:RUN:100,c_puct=2',random]"   # quote specs holding ',' or '='
     trapy-eval run=outputs/2026-01-01/12-00-00              # every checkpoint of a run
     trapy-eval run=outputs/RUN mode=gauntlet                # the newest checkpoint vs the rest
+    trapy-eval run=outputs/RUN mode=baselines baselines=[uct:1000] checkpoints=[30,60]
+                                      # chosen checkpoints vs random, uct:200 and uct:1000 only
 
 The table is printed, and ``ratings.txt``, ``ratings.csv``, ``ratings.json`` (with every match)
-and, for a run, ``elo_curve.png`` are written into the Hydra output folder
+and, for a run, ``elo_curve.png`` (plus, where checkpoints played the baselines, their win
+rates: ``winrates.txt``, ``winrates.csv``, ``winrate_curve.png``) are written into the Hydra
+output folder
 (``outputs/eval/<date>/<time>/``, or ``out=...``). Match results are cached (by default in
 ``<run>/eval_cache.jsonl`` for a run, else in the output folder), so rating a run again after
 more checkpoints plays only the new matches. Every key is checked against `EvalCommandConfig`
@@ -25,6 +29,7 @@ from omegaconf import DictConfig
 from trapy_rl.eval.tournament import (
     MODES,
     TournamentResult,
+    pairings,
     play_tournament,
     run_checkpoints,
     write_tournament,
@@ -47,13 +52,17 @@ class EvalCommandConfig:
         side: the board side; null takes the run's side, or 10 without a run.
         seed: the tournament seed.
         run: a training run folder (or its checkpoints folder): rate every ``ckpt_*.pt``.
-        mode: round_robin (every pair) or gauntlet (``focus`` against each other agent).
+        checkpoints: with ``run``, the iterations of the checkpoints to rate; empty: all.
+        mode: round_robin (every pair), gauntlet (``focus`` against each other agent) or
+            baselines (with ``run``: each checkpoint against each baseline, nothing else).
         focus: the gauntlet's agent; null: the newest checkpoint of the run, else the first.
         simulations: search per move of the run's checkpoints (``mcts:PATH:N``); 0 plays
             their policy alone (``net:PATH``).
         device: where the run's nets play (auto, cpu, cuda).
         random_baseline: with ``run``, add ``random`` (the Elo anchor).
         uct_baseline: with ``run``, add ``uct:N`` with this many simulations; 0 for none.
+        baselines: with ``run``, further baseline specs (such as ``uct:5000``), drawn as
+            lines in the Elo plot and, in mode baselines, each checkpoint's opponents.
         prior_games: virtual games per pair in the Elo fit (keeps perfect scores finite).
         cache: the JSON-lines match cache; null: ``<run>/eval_cache.jsonl`` for a run, else
             ``<out>/matches.jsonl``.
@@ -67,12 +76,14 @@ class EvalCommandConfig:
     side: int | None = None
     seed: int = 0
     run: str | None = None
+    checkpoints: list[int] = field(default_factory=list)
     mode: str = "round_robin"
     focus: str | None = None
     simulations: int = 100
     device: str = "auto"
     random_baseline: bool = True
     uct_baseline: int = 200
+    baselines: list[str] = field(default_factory=list)
     prior_games: float = 1.0
     cache: str | None = None
     out: str | None = None
@@ -115,8 +126,19 @@ def evaluate(cfg: DictConfig | EvalCommandConfig) -> TournamentResult:
     curve: list[tuple[str, int]] = []
     baselines: list[str] = []
     cache = cfg.cache
+    if cfg.checkpoints and not cfg.run:
+        raise ValueError("checkpoints=[...] picks checkpoints of a run: give run=RUN_FOLDER too")
     if cfg.run:
         checkpoints = run_checkpoints(cfg.run)
+        if cfg.checkpoints:
+            wanted = {int(iteration) for iteration in cfg.checkpoints}
+            missing = sorted(wanted - {c.iteration for c in checkpoints})
+            if missing:
+                found = [c.iteration for c in checkpoints]
+                raise ValueError(
+                    f"{cfg.run}: no checkpoints of iterations {missing}; it has {found}"
+                )
+            checkpoints = [c for c in checkpoints if c.iteration in wanted]
         sides = sorted({checkpoint.side for checkpoint in checkpoints})
         if len(sides) > 1:
             raise ValueError(f"{cfg.run}: checkpoints of several board sides {sides}")
@@ -132,6 +154,7 @@ def evaluate(cfg: DictConfig | EvalCommandConfig) -> TournamentResult:
             baselines.append(f"uct:{int(cfg.uct_baseline)}")
         elif cfg.uct_baseline < 0:
             raise ValueError(f"uct_baseline must be >= 0 simulations, got {cfg.uct_baseline}")
+        baselines += [str(b) for b in cfg.baselines if str(b) not in baselines]
         curve = [
             (_checkpoint_spec(c.path, simulations=cfg.simulations, device=cfg.device), c.step)
             for c in checkpoints
@@ -141,6 +164,9 @@ def evaluate(cfg: DictConfig | EvalCommandConfig) -> TournamentResult:
             focus = curve[-1][0]
         if cache is None:
             cache = str(Path(cfg.run) / "eval_cache.jsonl")
+    else:
+        baselines = [str(b) for b in cfg.baselines]
+        specs = [*baselines, *(s for s in specs if s not in baselines)]
     if side is None:
         side = DEFAULT_SIDE
     if not specs:
@@ -150,9 +176,12 @@ def evaluate(cfg: DictConfig | EvalCommandConfig) -> TournamentResult:
     if cache is None:
         cache = str(out / "matches.jsonl")
     board = Board(int(side))
-    pairs = len(specs) - 1 if cfg.mode == "gauntlet" else len(specs) * (len(specs) - 1) // 2
+    matches = pairings(
+        specs, mode=cfg.mode, focus=focus, baselines=baselines if cfg.mode == "baselines" else ()
+    )
     print(
-        f"{len(specs)} agents, {cfg.mode}, {pairs} matches of {cfg.games} games on side {side}",
+        f"{len(specs)} agents, {cfg.mode}, {len(matches)} matches of {cfg.games} games "
+        f"on side {side}",
         flush=True,
     )
     result = play_tournament(
@@ -162,6 +191,7 @@ def evaluate(cfg: DictConfig | EvalCommandConfig) -> TournamentResult:
         seed=int(cfg.seed),
         mode=cfg.mode,
         focus=focus,
+        baselines=baselines if cfg.mode == "baselines" else (),
         cache_path=cache,
         prior_games=float(cfg.prior_games),
         progress=bool(cfg.progress),

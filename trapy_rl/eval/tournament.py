@@ -1,4 +1,5 @@
-"""Tournaments: every pair of agents (or one agent against the rest) plays a match; Elo from all.
+"""Tournaments: every pair of agents (or one against the rest, or each against fixed baselines)
+plays a match; Elo from all.
 
 Agents are given as specs (``random``, ``uct:200``, ``mcts:PATH:100``, ...; see
 `trapy_rl.agents.parse_agent`). Each pair plays one `play_match`: ``num_games`` games at once,
@@ -46,38 +47,49 @@ from trapy_rl.game.board import Board
 
 __all__ = [
     "MODES",
+    "BaselineRow",
     "ResultCache",
     "RunCheckpoint",
     "TournamentResult",
+    "baseline_rows",
+    "baseline_table",
     "default_anchor",
     "file_sha256",
     "flip_result",
     "pairings",
     "play_tournament",
     "plot_elo_curve",
+    "plot_win_rates",
     "run_checkpoints",
+    "write_baseline_csv",
     "write_tournament",
 ]
 
-MODES = ("round_robin", "gauntlet")
+MODES = ("round_robin", "gauntlet", "baselines")
 _CKPT_PATTERN = re.compile(r"ckpt_(\d+)\.pt$")
 
 
 # ---------------------------------------------------------------------- pairs
 def pairings(
-    specs: Sequence[str], *, mode: str = "round_robin", focus: str | None = None
+    specs: Sequence[str],
+    *,
+    mode: str = "round_robin",
+    focus: str | None = None,
+    baselines: Sequence[str] = (),
 ) -> list[tuple[str, str]]:
     """The matches of a tournament, as (spec_a, spec_b) pairs.
 
     Args:
         specs: the agents, distinct.
-        mode: ``round_robin`` (every pair once, in list order) or ``gauntlet`` (``focus``
-            against each other agent).
+        mode: ``round_robin`` (every pair once, in list order), ``gauntlet`` (``focus``
+            against each other agent) or ``baselines`` (each agent that is not a baseline
+            against each baseline, and no other match: a strength curve of checkpoints).
         focus: the gauntlet's agent (default the first).
+        baselines: the fixed opponents of mode ``baselines``, each one of ``specs``.
 
     Raises:
-        ValueError: for an unknown mode, fewer than two agents, repeated specs, or a focus
-            that is not one of the agents.
+        ValueError: for an unknown mode, fewer than two agents, repeated specs, a focus that
+            is not one of the agents, or baselines missing from the agents (or none at all).
     """
     specs = list(specs)
     if mode not in MODES:
@@ -87,10 +99,18 @@ def pairings(
     repeated = sorted({spec for spec in specs if specs.count(spec) > 1})
     if repeated:
         raise ValueError(f"agent specs must be distinct; repeated: {repeated}")
+    if focus is not None and mode != "gauntlet":
+        raise ValueError(f"focus is for mode=gauntlet, not mode={mode}")
+    baselines = list(baselines)
+    if baselines and mode != "baselines":
+        raise ValueError(f"baselines are for mode=baselines, not mode={mode}")
     if mode == "round_robin":
-        if focus is not None:
-            raise ValueError("focus is for mode=gauntlet; a round robin plays every pair")
         return [(a, b) for i, a in enumerate(specs) for b in specs[i + 1 :]]
+    if mode == "baselines":
+        missing = [spec for spec in baselines if spec not in specs]
+        if missing or not baselines:
+            raise ValueError(f"mode=baselines needs baselines among the agents {specs}: {missing}")
+        return [(a, b) for a in specs if a not in baselines for b in baselines]
     focus = specs[0] if focus is None else focus
     if focus not in specs:
         raise ValueError(f"gauntlet focus {focus!r} is not one of the agents {specs}")
@@ -272,6 +292,7 @@ def play_tournament(
     seed: int = 0,
     mode: str = "round_robin",
     focus: str | None = None,
+    baselines: Sequence[str] = (),
     cache_path: str | Path | None = None,
     anchor: str | None = None,
     prior_games: float = 1.0,
@@ -284,8 +305,9 @@ def play_tournament(
         board: the board every game is played on.
         num_games: games per match (colours alternate; an even number is fair).
         seed: the tournament seed; each pair's agents get seeds derived from it and their specs.
-        mode: ``round_robin`` or ``gauntlet`` (see `pairings`).
+        mode: ``round_robin``, ``gauntlet`` or ``baselines`` (see `pairings`).
         focus: the gauntlet's agent (default the first).
+        baselines: the fixed opponents of mode ``baselines``.
         cache_path: a JSON-lines file of match results to read and extend (None: no cache).
         anchor: the agent rated 0 (default: see `default_anchor`).
         prior_games: the Elo fit's virtual games per pair (see `trapy_rl.eval.elo`).
@@ -301,7 +323,7 @@ def play_tournament(
     if num_games < 1:
         raise ValueError(f"num_games must be >= 1, got {num_games}")
     specs = [str(spec).strip() for spec in specs]
-    pairs = pairings(specs, mode=mode, focus=focus)
+    pairs = pairings(specs, mode=mode, focus=focus, baselines=[str(b).strip() for b in baselines])
     for spec in specs:  # fail on any bad spec or file now, not after hours of games
         parse_agent(spec, board=board, seed=0)
     cache = ResultCache(cache_path) if cache_path is not None else None
@@ -478,6 +500,131 @@ def plot_elo_curve(
     return path
 
 
+@dataclasses.dataclass(frozen=True)
+class BaselineRow:
+    """One checkpoint's match against one baseline, from the checkpoint's side.
+
+    Attributes:
+        agent: the checkpoint agent's spec.
+        step: its training step (gradient steps).
+        baseline: the baseline's spec.
+        match: the match, agent a = the checkpoint agent.
+    """
+
+    agent: str
+    step: int
+    baseline: str
+    match: MatchResult
+
+
+def baseline_rows(
+    result: TournamentResult, curve: Sequence[tuple[str, int]], baselines: Sequence[str]
+) -> list[BaselineRow]:
+    """The matches between the ``curve`` agents (spec, step) and the ``baselines``, by step
+    then baseline order; pairs that did not play (a gauntlet's other agents) are left out."""
+    played = {(m.agent_a, m.agent_b): m for m in result.matches}
+    rows = []
+    for spec, step in sorted(curve, key=lambda point: point[1]):
+        for baseline in baselines:
+            match = played.get((spec, baseline))
+            if match is None and (baseline, spec) in played:
+                match = flip_result(played[(baseline, spec)])
+            if match is not None:
+                rows.append(BaselineRow(spec, int(step), baseline, match))
+    return rows
+
+
+def _checkpoint_label(spec: str) -> str:
+    path = checkpoint_file(spec)
+    return spec if path is None else Path(path).name
+
+
+def baseline_table(rows: Sequence[BaselineRow]) -> str:
+    """A text table: one line per checkpoint, one column per baseline with the checkpoint's
+    wins / games, win rate and 95% Wilson interval."""
+    baselines = list(dict.fromkeys(row.baseline for row in rows))
+    agents = list(dict.fromkeys((row.agent, row.step) for row in rows))
+    cells = {(row.agent, row.baseline): row.match for row in rows}
+    width = max(len("checkpoint"), *(len(_checkpoint_label(a)) for a, _ in agents))
+    column = 22
+    lines = [
+        f"{'step':>7}  {'checkpoint':<{width}}  "
+        + "".join(f"{baseline:>{column}}" for baseline in baselines)
+    ]
+    for agent, step in agents:
+        text = []
+        for baseline in baselines:
+            match = cells.get((agent, baseline))
+            if match is None:
+                text.append(f"{'-':>{column}}")
+                continue
+            low, high = match.interval
+            cell = f"{match.wins}/{match.games} {match.win_rate:4.0%} [{low:.0%},{high:.0%}]"
+            text.append(f"{cell:>{column}}")
+        lines.append(f"{step:>7}  {_checkpoint_label(agent):<{width}}  " + "".join(text))
+    return "\n".join(lines)
+
+
+def write_baseline_csv(rows: Sequence[BaselineRow], path: str | Path) -> Path:
+    """One CSV line per (checkpoint, baseline): step, agent, baseline, wins, games, win_rate,
+    low, high (the 95% Wilson interval)."""
+    import csv
+
+    path = Path(path)
+    with path.open("w", newline="", encoding="utf-8") as out:
+        writer = csv.writer(out)
+        writer.writerow(["step", "agent", "baseline", "wins", "games", "win_rate", "low", "high"])
+        for row in rows:
+            low, high = row.match.interval
+            writer.writerow(
+                [
+                    row.step,
+                    row.agent,
+                    row.baseline,
+                    row.match.wins,
+                    row.match.games,
+                    f"{row.match.win_rate:.4f}",
+                    f"{low:.4f}",
+                    f"{high:.4f}",
+                ]
+            )
+    return path
+
+
+def plot_win_rates(
+    rows: Sequence[BaselineRow], path: str | Path, *, title: str | None = None
+) -> Path:
+    """Win rate against training step, one line per baseline with its 95% Wilson band; a PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(figsize=(7, 4.5), layout="constrained")
+    try:
+        for baseline in dict.fromkeys(row.baseline for row in rows):
+            mine = [row for row in rows if row.baseline == baseline]
+            steps = np.array([row.step for row in mine], dtype=np.float64)
+            rates = np.array([row.match.win_rate for row in mine])
+            bands = np.array([row.match.interval for row in mine])
+            (line,) = axes.plot(steps, rates, "o-", label=f"vs {baseline}")
+            axes.fill_between(steps, bands[:, 0], bands[:, 1], color=line.get_color(), alpha=0.15)
+        axes.axhline(0.5, color="grey", linestyle=":", linewidth=1)
+        games = sorted({row.match.games for row in rows})
+        each = f"{games[0]}" if len(games) == 1 else f"{games[0]}-{games[-1]}"
+        axes.set_xlabel("training step (gradient steps)")
+        axes.set_ylabel(f"win rate ({each} games per point, 95% Wilson band)")
+        axes.set_ylim(-0.02, 1.02)
+        axes.set_title(title or "Win rate against the baselines")
+        axes.grid(alpha=0.3)
+        axes.legend(loc="lower right")
+        path = Path(path)
+        figure.savefig(path, dpi=120)
+    finally:
+        plt.close(figure)
+    return path
+
+
 def write_tournament(
     result: TournamentResult,
     folder: str | Path,
@@ -486,10 +633,13 @@ def write_tournament(
     baselines: Sequence[str] = (),
 ) -> dict[str, Path]:
     """Write the table (``ratings.txt``), ``ratings.csv``, ``ratings.json`` (with every match)
-    and, when ``curve`` gives (spec, step) points, ``elo_curve.png`` into ``folder``.
+    and, when ``curve`` gives (spec, step) points, ``elo_curve.png`` into ``folder``; when the
+    curve's agents also played ``baselines``, their win rates too (``winrates.txt``,
+    ``winrates.csv``, ``winrate_curve.png``).
 
     Returns:
-        {"table": path, "csv": path, "json": path[, "plot": path]}.
+        {"table": path, "csv": path, "json": path[, "plot": path][, "winrates": path,
+        "winrates_csv": path, "winrate_plot": path]}.
     """
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
@@ -512,4 +662,10 @@ def write_tournament(
         paths["plot"] = plot_elo_curve(
             result.ratings, curve, folder / "elo_curve.png", baselines=baselines
         )
+    rows = baseline_rows(result, curve, baselines)
+    if rows:
+        paths["winrates"] = folder / "winrates.txt"
+        paths["winrates"].write_text(baseline_table(rows) + "\n", encoding="utf-8")
+        paths["winrates_csv"] = write_baseline_csv(rows, folder / "winrates.csv")
+        paths["winrate_plot"] = plot_win_rates(rows, folder / "winrate_curve.png")
     return paths
