@@ -82,6 +82,39 @@ def test_deterministic_self_play_splits_by_colour() -> None:
     assert {result.win_rate_as_blue, result.win_rate_as_yellow} == {0.0, 1.0}
 
 
+def test_random_openings_make_deterministic_agents_play_distinct_games(tmp_path) -> None:
+    path = tmp_path / "games.jsonl"
+    result = play_match(
+        FirstCell(), FirstCell(), num_games=40, board=BOARD, seed=3, openings=1, record_path=path
+    )
+    assert result.openings == 1 and "from 1 random stones per pair" in str(result)
+    records = load_records(path)
+    firsts = [record["moves"][0] for record in records]
+    assert all(record["openings"] == 1 for record in records)
+    # Games 2i and 2i + 1 share their opening stone; the pairs draw theirs independently.
+    assert firsts[0::2] == firsts[1::2]
+    assert len(set(firsts[0::2])) >= 10  # 20 draws from BOARD's 22 cells
+    # FirstCell plays both colours alike, so each distinct opening is one distinct game.
+    assert len({tuple(record["moves"]) for record in records}) == len(set(firsts))
+    assert "swap" not in firsts
+    for record in records:
+        replay_record(record, BOARD)  # every game is legal from its opening on
+    # The same seed, the same openings; without openings every pair plays the same two games.
+    again = play_match(FirstCell(), FirstCell(), num_games=40, board=BOARD, seed=3, openings=1)
+    assert again == result
+    plain = tmp_path / "plain.jsonl"
+    play_match(FirstCell(), FirstCell(), num_games=40, board=BOARD, record_path=plain)
+    assert len({tuple(record["moves"]) for record in load_records(plain)}) == 1
+
+
+def test_openings_must_leave_games_to_play() -> None:
+    board = Board(3)
+    with pytest.raises(ValueError, match="openings must be an integer >= 0"):
+        play_match(FirstCell(), FirstCell(), num_games=2, board=board, openings=-1)
+    with pytest.raises(ValueError, match=f"openings={board.num_cells} random stones end a game"):
+        play_match(FirstCell(), FirstCell(), num_games=2, board=board, openings=board.num_cells)
+
+
 def test_swap_rate_of_random_agents() -> None:
     result = play_match(RandomAgent(seed=5), RandomAgent(seed=6), num_games=1000, board=Board(3))
     assert abs(result.swap_rate - 0.5) < 0.07  # standard error 0.016

@@ -44,6 +44,7 @@ def test_defaults_compose() -> None:
     cfg = config()
     assert cfg.agents == [] and cfg.games == 40 and cfg.side is None and cfg.seed == 0
     assert cfg.run is None and cfg.mode == "round_robin" and cfg.uct_baseline == 200
+    assert cfg.openings == 1 and cfg.baselines == [] and cfg.checkpoints == []
 
 
 def test_typos_fail_naming_the_key() -> None:

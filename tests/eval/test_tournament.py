@@ -141,6 +141,15 @@ def test_cache_avoids_replays(tmp_path) -> None:
     play_tournament(specs[:2], board=board, num_games=4, seed=3, cache_path=cache)
     assert GAMES_PLAYED == {"counting:1": 4}
 
+    # So are random openings; openings=0 keeps the key of a cache written before they existed.
+    GAMES_PLAYED.clear()
+    opened = play_tournament(
+        specs[:2], board=board, num_games=6, seed=3, cache_path=cache, openings=1
+    )
+    assert GAMES_PLAYED == {"counting:1": 6} and opened.matches[0].openings == 1
+    assert '"openings": 1' in cache.read_text().splitlines()[-1]
+    assert '"openings"' not in cache.read_text().splitlines()[0].split('"result"')[0]
+
 
 def test_same_seed_same_results_without_cache() -> None:
     board = Board(3)

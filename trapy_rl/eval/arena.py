@@ -5,10 +5,15 @@
 is called once, for all the games where it is to move, so network agents evaluate in batches.
 The swap is an ordinary move that each agent may choose.
 
+Two search agents without noise play the same game again and again: a match between them is
+two games repeated, and its interval a fiction. ``openings=k`` starts each pair of games (2i,
+2i + 1: the same agents, colours exchanged) from k uniformly random stones, a fresh opening per
+pair. One random first stone suffices and stays fair, since yellow may swap it.
+
 Game records are JSON lines, one game per line:
 
     {"game": 0, "seed": 7, "side": 10, "agent_a": "uct:200", "agent_b": "random",
-     "blue": "a", "blue_agent": "uct:200", "yellow_agent": "random",
+     "blue": "a", "blue_agent": "uct:200", "yellow_agent": "random", "openings": 0,
      "moves": ["j1", "swap", ...], "winner": 1, "winner_agent": "a", "length": 81}
 
 ``winner`` is the winning player (1 blue, 2 yellow); ``blue`` says which agent played blue.
@@ -27,6 +32,7 @@ import numpy as np
 from trapy_rl.agents.base import Agent, reset_agent
 from trapy_rl.game.batch import BatchGame
 from trapy_rl.game.board import Board
+from trapy_rl.game.sampling import random_legal_actions
 from trapy_rl.game.state import BLUE, PLAYER_NAMES, GameState, IllegalMoveError
 
 __all__ = ["MatchResult", "load_records", "play_match", "replay_record", "wilson_interval"]
@@ -70,6 +76,7 @@ class MatchResult:
         swaps: games in which yellow swapped.
         total_moves: moves in all games (the swap counts as a move).
         seed: the match seed, as recorded.
+        openings: random stones each game started from (see the module docstring).
     """
 
     agent_a: str
@@ -83,6 +90,7 @@ class MatchResult:
     swaps: int
     total_moves: int
     seed: int | None = None
+    openings: int = 0
 
     @property
     def win_rate(self) -> float:
@@ -128,7 +136,8 @@ class MatchResult:
 
         return "\n".join(
             [
-                f"{self.agent_a} vs {self.agent_b}: {self.games} games",
+                f"{self.agent_a} vs {self.agent_b}: {self.games} games"
+                + (f" from {self.openings} random stones per pair" if self.openings else ""),
                 f"  {'a wins':<10} {'won':>6} / {'games':<6} {'rate':>6}  95% Wilson",
                 row("overall", self.wins, self.games),
                 row("as blue", self.wins_as_blue, self.games_as_blue),
@@ -145,6 +154,7 @@ def play_match(
     num_games: int,
     board: Board,
     seed: int | None = None,
+    openings: int = 0,
     record_path: str | Path | None = None,
     progress: bool = False,
 ) -> MatchResult:
@@ -154,20 +164,26 @@ def play_match(
         agent_a, agent_b: the players (the same object may play both sides).
         num_games: games to play (>= 1).
         board: the board to play on.
-        seed: stored in the result and the records, to say how the agents were seeded; the
-            match itself draws no random numbers.
+        seed: stored in the result and the records, to say how the agents were seeded; with
+            ``openings`` it also seeds the random openings (None: fresh entropy). Otherwise
+            the match itself draws no random numbers.
+        openings: uniformly random stones (never the swap) that start each pair of games,
+            games 2i and 2i + 1 from the same ones; the agents play on from there.
         record_path: when given, the games are written there as JSON lines (overwriting).
         progress: show a tqdm bar counting finished games.
 
     Raises:
         IllegalMoveError: naming the agent, the game and the move, if an agent plays an
             illegal move or returns the wrong number of actions.
+        ValueError: for ``num_games`` < 1, or ``openings`` < 0 or so many that a random
+            opening ends a game.
     """
     if isinstance(num_games, bool) or not isinstance(num_games, (int, np.integer)):
         raise ValueError(f"num_games must be an integer >= 1, got {num_games!r}")
     if num_games < 1:
         raise ValueError(f"num_games must be >= 1, got {num_games}")
     batch = BatchGame(int(num_games), board)
+    _play_openings(batch, openings, seed)
     a_is_blue = np.arange(num_games) % 2 == 0  # [B] bool
     all_games = np.arange(num_games)
     for agent in {id(agent_a): agent_a, id(agent_b): agent_b}.values():
@@ -212,10 +228,32 @@ def play_match(
         swaps=int(swapped.sum()),
         total_moves=int(batch.move_count.sum()),
         seed=seed,
+        openings=int(openings),
     )
     if record_path is not None:
-        _write_records(Path(record_path), batch, agent_a.name, agent_b.name, a_is_blue, seed)
+        _write_records(
+            Path(record_path), batch, agent_a.name, agent_b.name, a_is_blue, seed, int(openings)
+        )
     return result
+
+
+def _play_openings(batch: BatchGame, openings: int, seed: int | None) -> None:
+    """Play ``openings`` random stones into every game, the same in games 2i and 2i + 1."""
+    if isinstance(openings, bool) or not isinstance(openings, (int, np.integer)) or openings < 0:
+        raise ValueError(f"openings must be an integer >= 0, got {openings!r}")
+    if openings == 0:
+        return
+    rng = np.random.default_rng(seed)
+    pair = np.arange(batch.num_games) // 2  # [B] the pair of each game
+    for _ in range(int(openings)):
+        firsts = np.flatnonzero(np.arange(batch.num_games) % 2 == 0)  # one game per pair
+        drawn = random_legal_actions(batch.legal_mask()[firsts], rng, swap_probability=0.0)
+        batch.step(drawn[pair])
+        if (batch.winner != 0).any():
+            raise ValueError(
+                f"openings={openings} random stones end a game on side {batch.board.side}; "
+                "use fewer"
+            )
 
 
 def _checked_actions(
@@ -247,6 +285,7 @@ def _write_records(
     name_b: str,
     a_is_blue: np.ndarray,
     seed: int | None,
+    openings: int,
 ) -> None:
     board = batch.board
     with path.open("w", encoding="utf-8") as out:
@@ -264,6 +303,7 @@ def _write_records(
                 "blue": blue,
                 "blue_agent": name_a if blue == "a" else name_b,
                 "yellow_agent": name_a if yellow == "a" else name_b,
+                "openings": openings,
                 "moves": [board.action_name(int(m)) for m in moves],
                 "winner": winner,
                 "winner_agent": blue if winner == BLUE else yellow,

@@ -49,6 +49,8 @@ class EvalCommandConfig:
         agents: agent specs (``random``, ``uct:1000``, ``net:PATH``, ``mcts:PATH:400``, ...);
             with ``run`` they join the run's checkpoints.
         games: games per match (colours alternate).
+        openings: random stones that start each pair of games (colours exchanged within a
+            pair). Two nets that search without noise otherwise replay the same two games.
         side: the board side; null takes the run's side, or 10 without a run.
         seed: the tournament seed.
         run: a training run folder (or its checkpoints folder): rate every ``ckpt_*.pt``.
@@ -73,6 +75,7 @@ class EvalCommandConfig:
 
     agents: list[str] = field(default_factory=list)
     games: int = 40
+    openings: int = 1
     side: int | None = None
     seed: int = 0
     run: str | None = None
@@ -192,6 +195,7 @@ def evaluate(cfg: DictConfig | EvalCommandConfig) -> TournamentResult:
         mode=cfg.mode,
         focus=focus,
         baselines=baselines if cfg.mode == "baselines" else (),
+        openings=int(cfg.openings),
         cache_path=cache,
         prior_games=float(cfg.prior_games),
         progress=bool(cfg.progress),

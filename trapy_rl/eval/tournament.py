@@ -141,8 +141,10 @@ def _files_of(spec: str) -> dict[str, str]:
     return {} if path is None else {spec: file_sha256(path)}
 
 
-def _match_key(spec_a: str, spec_b: str, *, side: int, seed: int, num_games: int) -> dict:
-    return {
+def _match_key(
+    spec_a: str, spec_b: str, *, side: int, seed: int, num_games: int, openings: int
+) -> dict:
+    key = {
         "spec_a": spec_a,
         "spec_b": spec_b,
         "side": int(side),
@@ -150,6 +152,9 @@ def _match_key(spec_a: str, spec_b: str, *, side: int, seed: int, num_games: int
         "num_games": int(num_games),
         "files": {**_files_of(spec_a), **_files_of(spec_b)},
     }
+    if openings:  # absent when 0, so results cached before openings existed still match
+        key["openings"] = int(openings)
+    return key
 
 
 def _key_text(key: dict) -> str:
@@ -293,6 +298,7 @@ def play_tournament(
     mode: str = "round_robin",
     focus: str | None = None,
     baselines: Sequence[str] = (),
+    openings: int = 0,
     cache_path: str | Path | None = None,
     anchor: str | None = None,
     prior_games: float = 1.0,
@@ -308,6 +314,8 @@ def play_tournament(
         mode: ``round_robin``, ``gauntlet`` or ``baselines`` (see `pairings`).
         focus: the gauntlet's agent (default the first).
         baselines: the fixed opponents of mode ``baselines``.
+        openings: random stones that start each pair of games (see `play_match`); needed
+            for a meaningful match between two agents without randomness, such as two nets.
         cache_path: a JSON-lines file of match results to read and extend (None: no cache).
         anchor: the agent rated 0 (default: see `default_anchor`).
         prior_games: the Elo fit's virtual games per pair (see `trapy_rl.eval.elo`).
@@ -328,7 +336,10 @@ def play_tournament(
         parse_agent(spec, board=board, seed=0)
     cache = ResultCache(cache_path) if cache_path is not None else None
 
-    keys = [_match_key(a, b, side=board.side, seed=seed, num_games=num_games) for a, b in pairs]
+    keys = [
+        _match_key(a, b, side=board.side, seed=seed, num_games=num_games, openings=openings)
+        for a, b in pairs
+    ]
     results: list[MatchResult | None] = [
         cache.get(key) if cache is not None else None for key in keys
     ]
@@ -347,7 +358,14 @@ def play_tournament(
             low, high = sorted((a, b))
             agent_a = parse_agent(a, board=board, seed=_derived_seed(seed, low, high, a))
             agent_b = parse_agent(b, board=board, seed=_derived_seed(seed, low, high, b))
-            result = play_match(agent_a, agent_b, num_games=int(num_games), board=board, seed=seed)
+            result = play_match(
+                agent_a,
+                agent_b,
+                num_games=int(num_games),
+                board=board,
+                seed=seed,  # every pair plays from the same openings
+                openings=openings,
+            )
             results[i] = result
             if cache is not None:
                 cache.put(keys[i], result)
@@ -546,7 +564,7 @@ def baseline_table(rows: Sequence[BaselineRow]) -> str:
     agents = list(dict.fromkeys((row.agent, row.step) for row in rows))
     cells = {(row.agent, row.baseline): row.match for row in rows}
     width = max(len("checkpoint"), *(len(_checkpoint_label(a)) for a, _ in agents))
-    column = 22
+    column = 24
     lines = [
         f"{'step':>7}  {'checkpoint':<{width}}  "
         + "".join(f"{baseline:>{column}}" for baseline in baselines)
