@@ -1,6 +1,7 @@
 # Set-up and the two main jobs. Both create or reuse .venv and install from this repo's files.
 #   make test                      the fast suite (slow experiments: make test-slow)
 #   make train                     a short real training run of the default config
+#   make long-run                  the documented two-hour run and its strength table
 #   make test TORCH=torch==2.14.1  another torch build
 PYTHON ?= python3
 VENV ?= .venv
@@ -9,7 +10,7 @@ PY := $(VENV)/bin/python
 # The stamp names the torch requirement, so changing TORCH reinstalls.
 STAMP := $(VENV)/.installed-$(shell printf '%s' '$(TORCH)' | cksum | cut -d' ' -f1)
 
-.PHONY: venv test test-slow train bench lint clean
+.PHONY: venv test test-slow train long-run bench lint clean
 
 venv: $(STAMP)
 
@@ -30,6 +31,16 @@ test-slow: venv
 
 train: venv
 	$(VENV)/bin/trapy-train
+
+# The default config for about two hours (660 iterations), a checkpoint every 30 kept, then
+# eight of them each against random, uct:200, uct:1000 and uct:5000 (40 games each, about
+# 10 minutes per checkpoint; results are cached in $(LONG_RUN)/eval_cache.jsonl).
+LONG_RUN ?= outputs/long-run
+long-run: venv
+	$(VENV)/bin/trapy-train iterations=660 eval.every=60 checkpoint.every=30 checkpoint.keep=0 \
+		hydra.run.dir=$(LONG_RUN)
+	$(VENV)/bin/trapy-eval run=$(LONG_RUN) mode=baselines "baselines=[uct:1000,uct:5000]" \
+		"checkpoints=[30,60,120,240,360,480,600,660]" games=40 openings=0 out=$(LONG_RUN)/strength
 
 bench: venv
 	$(PY) scripts/bench.py
