@@ -32,15 +32,19 @@ test-slow: venv
 train: venv
 	$(VENV)/bin/trapy-train
 
-# The default config for about two hours (660 iterations), a checkpoint every 30 kept, then
+# The default config for about two hours (660 iterations), a checkpoint every 30 kept; then
 # eight of them each against random, uct:200, uct:1000 and uct:5000 (40 games each, about
-# 10 minutes per checkpoint; results are cached in $(LONG_RUN)/eval_cache.jsonl).
+# 10 minutes per checkpoint), and against each other (a round robin from random openings).
+# Results are cached in $(LONG_RUN)/eval_cache.jsonl; BENCHMARKS.md has the figures.
 LONG_RUN ?= outputs/long-run
+LONG_RUN_CHECKPOINTS := [30,60,120,240,360,480,600,660]
 long-run: venv
 	$(VENV)/bin/trapy-train iterations=660 eval.every=60 checkpoint.every=30 checkpoint.keep=0 \
 		hydra.run.dir=$(LONG_RUN)
 	$(VENV)/bin/trapy-eval run=$(LONG_RUN) mode=baselines "baselines=[uct:1000,uct:5000]" \
-		"checkpoints=[30,60,120,240,360,480,600,660]" games=40 openings=0 out=$(LONG_RUN)/strength
+		"checkpoints=$(LONG_RUN_CHECKPOINTS)" games=40 openings=0 out=$(LONG_RUN)/strength
+	$(VENV)/bin/trapy-eval run=$(LONG_RUN) "checkpoints=$(LONG_RUN_CHECKPOINTS)" games=40 \
+		out=$(LONG_RUN)/elo
 
 bench: venv
 	$(PY) scripts/bench.py
