@@ -245,8 +245,8 @@ def _play_openings(batch: BatchGame, openings: int, seed: int | None) -> None:
         return
     rng = np.random.default_rng(seed)
     pair = np.arange(batch.num_games) // 2  # [B] the pair of each game
+    firsts = np.arange(0, batch.num_games, 2)  # [ceil(B / 2)] one game per pair
     for _ in range(int(openings)):
-        firsts = np.flatnonzero(np.arange(batch.num_games) % 2 == 0)  # one game per pair
         drawn = random_legal_actions(batch.legal_mask()[firsts], rng, swap_probability=0.0)
         batch.step(drawn[pair])
         if (batch.winner != 0).any():
