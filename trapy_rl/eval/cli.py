@@ -179,9 +179,8 @@ def evaluate(cfg: DictConfig | EvalCommandConfig) -> TournamentResult:
     if cache is None:
         cache = str(out / "matches.jsonl")
     board = Board(int(side))
-    matches = pairings(
-        specs, mode=cfg.mode, focus=focus, baselines=baselines if cfg.mode == "baselines" else ()
-    )
+    opponents = baselines if cfg.mode == "baselines" else []  # other modes play every pair
+    matches = pairings(specs, mode=cfg.mode, focus=focus, baselines=opponents)
     print(
         f"{len(specs)} agents, {cfg.mode}, {len(matches)} matches of {cfg.games} games "
         f"on side {side}",
@@ -194,7 +193,7 @@ def evaluate(cfg: DictConfig | EvalCommandConfig) -> TournamentResult:
         seed=int(cfg.seed),
         mode=cfg.mode,
         focus=focus,
-        baselines=baselines if cfg.mode == "baselines" else (),
+        baselines=opponents,
         openings=int(cfg.openings),
         cache_path=cache,
         prior_games=float(cfg.prior_games),

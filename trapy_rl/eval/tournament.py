@@ -27,6 +27,7 @@ Shapes: M agents.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import json
@@ -453,6 +454,22 @@ def run_checkpoints(run: str | Path) -> list[RunCheckpoint]:
     return found
 
 
+@contextlib.contextmanager
+def _plot_file(path: Path):
+    """Axes of a 7x4.5-inch figure, saved to ``path`` (PNG, 120 dpi) and closed on exit."""
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(figsize=(7, 4.5), layout="constrained")
+    try:
+        yield axes
+        figure.savefig(path, dpi=120)
+    finally:
+        plt.close(figure)
+
+
 def plot_elo_curve(
     ratings: EloRatings,
     points: Sequence[tuple[str, int]],
@@ -470,11 +487,6 @@ def plot_elo_curve(
         baselines: specs drawn as horizontal lines (random, uct, ...), each with its rating.
         title: the plot's title.
     """
-    import matplotlib
-
-    matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
-
     index = {name: i for i, name in enumerate(ratings.names)}
     unknown = [spec for spec, _ in points if spec not in index] + [
         spec for spec in baselines if spec not in index
@@ -487,10 +499,12 @@ def plot_elo_curve(
     elo = ratings.ratings[rows]
     below, above = elo - ratings.lower[rows], ratings.upper[rows] - elo
 
-    figure, axes = plt.subplots(figsize=(7, 4.5), layout="constrained")
-    try:
+    import matplotlib
+
+    path = Path(path)
+    with _plot_file(path) as axes:
         axes.errorbar(steps, elo, yerr=[below, above], fmt="o-", capsize=3, label="checkpoints")
-        colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+        colours = matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]
         for number, spec in enumerate(baselines):
             i = index[spec]
             colour = colours[(number + 1) % len(colours)]
@@ -511,10 +525,6 @@ def plot_elo_curve(
         axes.set_ylabel(f"Elo ({ratings.names[ratings.anchor]} = 0), {level} intervals")
         axes.set_title(title or "Elo against training step")
         axes.grid(alpha=0.3)
-        path = Path(path)
-        figure.savefig(path, dpi=120)
-    finally:
-        plt.close(figure)
     return path
 
 
@@ -613,13 +623,8 @@ def plot_win_rates(
     rows: Sequence[BaselineRow], path: str | Path, *, title: str | None = None
 ) -> Path:
     """Win rate against training step, one line per baseline with its 95% Wilson band; a PNG."""
-    import matplotlib
-
-    matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
-
-    figure, axes = plt.subplots(figsize=(7, 4.5), layout="constrained")
-    try:
+    path = Path(path)
+    with _plot_file(path) as axes:
         for baseline in dict.fromkeys(row.baseline for row in rows):
             mine = [row for row in rows if row.baseline == baseline]
             steps = np.array([row.step for row in mine], dtype=np.float64)
@@ -636,10 +641,6 @@ def plot_win_rates(
         axes.set_title(title or "Win rate against the baselines")
         axes.grid(alpha=0.3)
         axes.legend(loc="lower right")
-        path = Path(path)
-        figure.savefig(path, dpi=120)
-    finally:
-        plt.close(figure)
     return path
 
 
