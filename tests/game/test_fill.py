@@ -1,6 +1,8 @@
-"""Random fills and full-board winners against the flood-fill reference."""
+"""Random fills, playouts and full-board winners against the flood-fill reference."""
 
 from __future__ import annotations
+
+import itertools
 
 import numpy as np
 import pytest
@@ -8,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from trapy_rl.game import BLUE, EMPTY, YELLOW, BatchGame, Board, find_winner
-from trapy_rl.game.fill import full_board_winner, random_fill, winning_players
+from trapy_rl.game.fill import full_board_winner, playout_wins, random_fill, winning_players
 from trapy_rl.game.sampling import random_legal_actions
 from trapy_rl.game.state import group_of, regions_of
 
@@ -144,6 +146,54 @@ def test_winner_rate_matches_playouts() -> None:
     assert abs(fill_rate - play_rate) < 0.05
 
 
+def exact_mover_win_rate(stones: np.ndarray, to_move: int, board: Board) -> float:
+    """The share of the equally likely fills (the mover gets ceil(e/2) of e empty cells) that
+    the player to move wins, every fill enumerated and judged by the reference."""
+    empty = np.flatnonzero(stones == EMPTY)
+    wins = []
+    for mine in itertools.combinations(empty, (len(empty) + 1) // 2):
+        full = stones.copy()
+        full[empty] = 3 - to_move
+        full[list(mine)] = to_move
+        wins.append(find_winner(full, board) == to_move)
+    return float(np.mean(wins))
+
+
+def test_playout_wins_match_exact_fill_probabilities() -> None:
+    board = Board(3)
+    rng = np.random.default_rng(21)
+    later = BatchGame(8, board)  # five random moves: the swap is past
+    for _ in range(5):
+        later.step(random_legal_actions(later.legal_mask(), rng))
+    later = later.take(np.flatnonzero(later.winner == 0))
+    first = BatchGame(3, board)  # one move: the swap is legal in every playout
+    first.step([0, 4, 7])
+    batch = BatchGame.from_states(
+        [later.to_state(g) for g in range(later.num_games)]
+        + [first.to_state(g) for g in range(first.num_games)]
+    )
+    games = np.arange(batch.num_games)
+    n, r = len(games), 4000
+    before = batch.stones.copy()
+    exact = {}
+    for p, chunk in ((0.0, 500), (1.0, None)):  # in rounds of 500 // n, and in one round
+        wins = playout_wins(batch, games, rng, num_playouts=r, swap_probability=p, chunk=chunk)
+        assert wins.dtype == np.int64 and wins.shape == (n,)
+        exact[p] = []
+        for g in games:
+            stones, player = batch.stones[g].copy(), int(batch.to_move[g])
+            if p == 1.0 and batch.swap_allowed[g]:  # yellow owns the stone, blue moves
+                stones[batch.history[g, 0]] = YELLOW
+                exact[p].append(1.0 - exact_mover_win_rate(stones, BLUE, board))
+            else:
+                exact[p].append(exact_mover_win_rate(stones, player, board))
+        # Standard error of a 4000-playout share is at most 0.008.
+        np.testing.assert_allclose(wins / r, exact[p], atol=0.04)
+    np.testing.assert_array_equal(batch.stones, before)  # positions untouched
+    swap_matters = np.abs(np.subtract(exact[1.0], exact[0.0]))[-3:]
+    assert swap_matters.max() > 0.2
+
+
 def test_bad_input_is_named() -> None:
     board = Board(3)
     rng = np.random.default_rng(0)
@@ -155,3 +205,10 @@ def test_bad_input_is_named() -> None:
         random_fill(np.zeros((2, 12), np.int8), np.ones(3, np.int8), rng)
     with pytest.raises(ValueError, match="players 1 or 2"):
         random_fill(np.zeros((2, 12), np.int8), np.zeros(2, np.int8), rng)
+    batch = BatchGame(2, board)
+    with pytest.raises(ValueError, match="num_playouts"):
+        playout_wins(batch, [0, 1], rng, num_playouts=0)
+    with pytest.raises(ValueError, match="swap_probability"):
+        playout_wins(batch, [0, 1], rng, num_playouts=1, swap_probability=1.5)
+    with pytest.raises(ValueError, match="chunk"):
+        playout_wins(batch, [0, 1], rng, num_playouts=1, chunk=0)

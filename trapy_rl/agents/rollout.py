@@ -17,8 +17,7 @@ from trapy_rl.agents.base import AgentSpec, register_agent_kind
 from trapy_rl.agents.search import SearchAgent
 from trapy_rl.game.batch import BatchGame
 from trapy_rl.game.board import Board
-from trapy_rl.game.fill import full_board_winner, random_fill
-from trapy_rl.game.state import BLUE, YELLOW
+from trapy_rl.game.fill import playout_wins
 
 __all__ = ["RolloutEvaluator", "RolloutMCTSAgent"]
 
@@ -27,7 +26,7 @@ class RolloutEvaluator:
     """Uniform prior over the legal actions; value = mean outcome of random playouts.
 
     Each playout is a uniformly random filling of the empty cells, the player to move first
-    (`trapy_rl.game.fill.random_fill`), which has the same outcome as a random game played on
+    (`trapy_rl.game.fill.playout_wins`), which has the same outcome as a random game played on
     from the position. Where the swap is legal (move_count == 1, yellow to move) each playout
     first takes it with probability ``swap_probability`` (1/2, as the random agent does): blue's
     stone turns yellow and the rest of the board is filled with blue moving first. A finished
@@ -73,21 +72,23 @@ class RolloutEvaluator:
         return logits, values
 
     def values(self, batch: BatchGame, games: np.ndarray) -> np.ndarray:
-        """[n] float32: the mean playout outcome for the player to move in unfinished ``games``."""
-        r = self.num_rollouts
-        stones = np.repeat(batch.stones[games], r, axis=0)  # [n R, K]
-        player = batch.to_move[games]  # [n]
-        to_move = np.repeat(player, r)  # [n R]
-        swap_rows = np.repeat(batch.swap_allowed[games], r)
-        if swap_rows.any():
-            rows = np.flatnonzero(swap_rows)
-            rows = rows[self.rng.random(len(rows)) < self.swap_probability]
-            first = np.repeat(batch.history[games, 0], r)[rows].astype(np.intp)
-            stones[rows, first] = YELLOW
-            to_move[rows] = BLUE
-        winners = full_board_winner(random_fill(stones, to_move, self.rng), batch.board)
-        wins = (winners.reshape(-1, r) == player[:, None]).mean(axis=1)
-        return (2.0 * wins - 1.0).astype(np.float32)
+        """The mean playout outcome for the player to move in unfinished games.
+
+        Args:
+            batch: the positions; not modified.
+            games: [n] int, unfinished games of ``batch``.
+
+        Returns:
+            [n] float32 in [-1, 1]: 2 w / R - 1 for w wins in R playouts (`playout_wins`).
+        """
+        wins = playout_wins(
+            batch,
+            games,
+            self.rng,
+            num_playouts=self.num_rollouts,
+            swap_probability=self.swap_probability,
+        )
+        return (2.0 * (wins / self.num_rollouts) - 1.0).astype(np.float32)
 
 
 class RolloutMCTSAgent(SearchAgent):

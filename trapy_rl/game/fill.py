@@ -5,8 +5,10 @@ group, further stones change nothing, and on a full board exactly one player has
 So instead of stepping a playout move by move, `random_fill` places all the remaining stones at
 once (a uniformly random order of the remaining moves, the player to move first) and
 `full_board_winner` finds the winner of the result with one connected-component labelling.
+`playout_wins` puts the two together: R random playouts of each of n positions of a
+`BatchGame`, the swap included, and how often the player to move wins them.
 
-Shapes: n boards, K cells, H x W the grid embedding of `Board`.
+Shapes: n boards, K cells, R playouts per position, H x W the grid embedding of `Board`.
 
 >>> board = Board(3)
 >>> rng = np.random.default_rng(0)
@@ -22,10 +24,11 @@ import functools
 import numpy as np
 from scipy import ndimage
 
+from trapy_rl.game.batch import BatchGame
 from trapy_rl.game.board import HEX_DIRECTIONS, REGION_NAMES, Board
 from trapy_rl.game.state import BLUE, EMPTY, YELLOW
 
-__all__ = ["full_board_winner", "random_fill", "winning_players"]
+__all__ = ["full_board_winner", "playout_wins", "random_fill", "winning_players"]
 
 
 def random_fill(stones: np.ndarray, to_move: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -126,6 +129,71 @@ def full_board_winner(stones: np.ndarray, board: Board) -> np.ndarray:
         )
     wins = winning_players(stones, board)
     return np.where(wins[:, 0], BLUE, np.where(wins[:, 1], YELLOW, EMPTY)).astype(np.int8)
+
+
+def playout_wins(
+    batch: BatchGame,
+    games: np.ndarray,
+    rng: np.random.Generator,
+    *,
+    num_playouts: int,
+    swap_probability: float = 0.5,
+    chunk: int | None = None,
+) -> np.ndarray:
+    """How often the player to move wins random playouts of unfinished games.
+
+    A playout is a random game played on from the position: where the swap is legal (move
+    two) it is taken with probability ``swap_probability``, blue's stone turning yellow and
+    blue moving next; then the board is filled by `random_fill`, the player to move first,
+    and `full_board_winner` decides. The playouts are done in rounds of r per game (all n
+    games in each round), one call of each function per round.
+
+    Args:
+        batch: the positions; not modified.
+        games: [n] int, the games of ``batch`` to play out (unfinished ones: a finished game
+            counts for its winner, a resignation is not seen).
+        rng: the random generator to draw from.
+        num_playouts: R, playouts per game.
+        swap_probability: the playouts' chance of taking a legal swap (1/2 by default, as
+            the random agent does).
+        chunk: about how many playouts a round fills (bounds the memory: r = max(1,
+            chunk // n)); None fills all R in one round. The random stream, and so the
+            result for a seed, depends on it.
+
+    Returns:
+        [n] int64, the wins in R playouts of the player to move in each game at the start
+        (the swap, when taken, does not change who that is).
+    """
+    if isinstance(num_playouts, bool) or not isinstance(num_playouts, (int, np.integer)):
+        raise ValueError(f"num_playouts must be an integer >= 1, got {num_playouts!r}")
+    if num_playouts < 1:
+        raise ValueError(f"num_playouts must be >= 1, got {num_playouts}")
+    if not 0.0 <= swap_probability <= 1.0:
+        raise ValueError(f"swap_probability must be in [0, 1], got {swap_probability}")
+    if chunk is not None and chunk < 1:
+        raise ValueError(f"chunk must be >= 1 or None, got {chunk}")
+    games = np.asarray(games, dtype=np.intp)
+    n = len(games)
+    player = batch.to_move[games]  # [n] int8
+    swap_allowed = batch.swap_allowed[games]  # [n] bool
+    first_move = batch.history[games, 0].astype(np.intp)  # [n] the cell a swap would turn
+    per_round = num_playouts if chunk is None else max(1, chunk // max(n, 1))
+    wins = np.zeros(n, dtype=np.int64)
+    done = 0
+    while done < num_playouts:
+        r = min(per_round, num_playouts - done)
+        stones = np.repeat(batch.stones[games], r, axis=0)  # [n r, K]
+        to_move = np.repeat(player, r)  # [n r]
+        swap_rows = np.repeat(swap_allowed, r)  # [n r]
+        if swap_rows.any():
+            rows = np.flatnonzero(swap_rows)
+            rows = rows[rng.random(len(rows)) < swap_probability]
+            stones[rows, np.repeat(first_move, r)[rows]] = YELLOW
+            to_move[rows] = BLUE
+        winners = full_board_winner(random_fill(stones, to_move, rng), batch.board)
+        wins += (winners.reshape(n, r) == player[:, None]).sum(axis=1)
+        done += r
+    return wins
 
 
 def _check_stones(stones: np.ndarray, board: Board) -> np.ndarray:
