@@ -8,21 +8,23 @@
 True
 """
 
+from trapy_rl.analysis.estimators import (
+    mirror_average,
+    mirror_pool,
+    net_values,
+    play_from,
+    playout_counts,
+    rollout_counts,
+    search_values,
+    swapped_openings,
+)
 from trapy_rl.analysis.figures import draw_opening_map, draw_ranking, ranking_text
 from trapy_rl.analysis.openings import (
     ESTIMATORS,
     TABLE_COLUMNS,
     default_cache_dir,
     estimate_openings,
-    mirror_average,
-    mirror_pool,
-    net_values,
     opening_table,
-    play_from,
-    playout_counts,
-    rollout_counts,
-    search_values,
-    swapped_openings,
 )
 from trapy_rl.analysis.summary import OpeningSummary, near_long_edge_middle, summarize
 

@@ -1,38 +1,13 @@
-"""The value of every first move: by a net, by search, by random playouts, by agents playing.
+"""The opening table: v(c) of every first move as a DataFrame, and its on-disk cache.
 
-Shapes: K cells, A = K + 1 actions, B games in a batch, n games per opening.
+`opening_table` turns the K stone values of an estimator (`trapy_rl.analysis.estimators`, whose
+docstring says what v(c) is and how each estimator measures it) into one row per first move:
+the swap decision, blue's chance, the rank by fairness, and an interval where there is one.
+`estimate_openings` is the entry point: it runs the estimator that its settings name and keeps
+the table in a cache folder, keyed by everything the result depends on (the settings that
+estimator reads and the content of any checkpoint), so that asking again reads it back.
 
-**The stone value.** For a first move c, v(c) is the probability that the owner of a lone stone
-on c wins when the opponent moves next. If yellow does not swap, v(c) is blue's chance; if
-yellow swaps, yellow owns the stone and blue moves next, so blue's chance is 1 - v(c). Yellow
-should swap exactly when v(c) > 1/2, and blue's chance after opening c is min(v(c), 1 - v(c)):
-the fairest openings have v(c) closest to 1/2.
-
-**How it is measured.** The position "blue stone on c, yellow to move, no swap" cannot be
-reached by legal play (the swap is legal exactly at move two). The position after ``c, swap``
-can: a lone *yellow* stone on c, blue to move, the swap no longer legal. The rules treat the
-colours alike (only the swap tells them apart, and it is gone), so this is the same game with
-the colours exchanged, and the player to move (blue) wins it with probability 1 - v(c):
-
-    v(c) = 1 - P(player to move wins | moves c, swap)
-
-Every estimator here values the K positions `swapped_openings` builds. (The position after
-blue's c alone, yellow to move with the swap legal, is worth max(v, 1 - v) to yellow when
-yellow plays well, and is not v(c).)
-
-Estimators (``estimator=`` of `estimate_openings`):
-
-    net      the net's value head, one batched call                     needs a checkpoint
-    search   PUCT search per opening, all K in one MCTS (num_games=K);  net leaves, or random
-             root values                                                 playouts without a net
-    rollout  random playouts (uniform random fills) from each opening,  runs anywhere
-             a 95% Wilson interval
-    playout  games between two agents (specs) from each opening,        runs anywhere
-             a 95% Wilson interval
-
-With ``mirror=True`` the map is made symmetric under the board's mirror: values are averaged
-with the mirror cell's, counts are pooled (a cell on the axis keeps its own). Results go into a
-`opening_table` DataFrame and are cached on disk by `estimate_openings`.
+Shapes: K cells.
 """
 
 from __future__ import annotations
@@ -40,244 +15,38 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from trapy_rl.agents.base import Agent, parse_agent, reset_agent
+from trapy_rl.agents.base import parse_agent
 from trapy_rl.agents.rollout import RolloutEvaluator
+from trapy_rl.analysis.estimators import (
+    _check_cells_array,
+    _check_positive,
+    mirror_pool,
+    net_values,
+    playout_counts,
+    rollout_counts,
+    search_values,
+)
 from trapy_rl.eval.arena import wilson_interval
-from trapy_rl.game.batch import BatchGame
 from trapy_rl.game.board import Board
-from trapy_rl.game.fill import full_board_winner, random_fill
-from trapy_rl.mcts.search import MCTS
+from trapy_rl.mcts import Evaluator
 
 __all__ = [
     "ESTIMATORS",
     "TABLE_COLUMNS",
     "default_cache_dir",
     "estimate_openings",
-    "mirror_average",
-    "mirror_pool",
-    "net_values",
     "opening_table",
-    "play_from",
-    "playout_counts",
-    "rollout_counts",
-    "search_values",
-    "swapped_openings",
 ]
 
 ESTIMATORS = ("net", "search", "rollout", "playout")
 TABLE_COLUMNS = ("cell", "name", "v", "low", "high", "swap", "blue_chance", "rank")
 _CACHE_FORMAT = 1
-
-EvaluatorFn = Callable[[BatchGame, np.ndarray], tuple[np.ndarray, np.ndarray]]
-
-
-# ---------------------------------------------------------------------- positions
-
-
-def swapped_openings(board: Board) -> BatchGame:
-    """K games: game c is the position after ``c, swap`` (yellow stone on c, blue to move).
-
-    Blue, to move, wins game c with probability 1 - v(c) (see the module docstring).
-    """
-    k = board.num_cells
-    batch = BatchGame(k, board)
-    batch.step(np.arange(k))
-    batch.step(np.full(k, board.swap_action))
-    return batch
-
-
-def _stone_value(mover_values: np.ndarray) -> np.ndarray:
-    """[K] float64 v(c) from values in [-1, 1] for the player to move after ``c, swap``."""
-    return (1.0 - np.asarray(mover_values, dtype=np.float64)) / 2.0
-
-
-def mirror_average(values: np.ndarray, board: Board) -> np.ndarray:
-    """[K] float64: (v(c) + v(mirror(c))) / 2, symmetric under the mirror."""
-    values = _check_cells_array(values, board, "values").astype(np.float64)
-    return (values + values[board.mirror_cells]) / 2.0
-
-
-def mirror_pool(wins: np.ndarray, games: np.ndarray, board: Board) -> tuple[np.ndarray, np.ndarray]:
-    """Counts of c and mirror(c) added together (a cell on the axis keeps its own counts).
-
-    Args:
-        wins, games: [K] int.
-
-    Returns:
-        (wins [K] int64, games [K] int64), symmetric under the mirror.
-    """
-    wins = _check_cells_array(wins, board, "wins").astype(np.int64)
-    games = _check_cells_array(games, board, "games").astype(np.int64)
-    mirror = board.mirror_cells
-    on_axis = mirror == np.arange(board.num_cells)
-    return (
-        np.where(on_axis, wins, wins + wins[mirror]),
-        np.where(on_axis, games, games + games[mirror]),
-    )
-
-
-# ---------------------------------------------------------------------- estimators
-
-
-def net_values(evaluator: EvaluatorFn, board: Board, *, mirror: bool = False) -> np.ndarray:
-    """v(c) for every first move from one evaluator call on the K swapped openings.
-
-    Args:
-        evaluator: ``(batch, games) -> (logits [n, A], values [n])``, e.g. ``Evaluator(net)``.
-        mirror: average with the mirror cell's value.
-
-    Returns:
-        [K] float64 in [0, 1].
-    """
-    batch = swapped_openings(board)
-    _, values = evaluator(batch, np.arange(board.num_cells))
-    v = _stone_value(values)
-    return mirror_average(v, board) if mirror else v
-
-
-def search_values(
-    evaluator: EvaluatorFn,
-    board: Board,
-    *,
-    num_simulations: int,
-    c_puct: float = 1.25,
-    mirror: bool = False,
-) -> np.ndarray:
-    """v(c) from the root values of a PUCT search of every swapped opening (one MCTS, K games).
-
-    Args:
-        evaluator: the leaves' evaluator: a net's, or `RolloutEvaluator` (rollout MCTS, UCT).
-        num_simulations: simulations per opening.
-        c_puct: the exploration constant.
-        mirror: average with the mirror cell's value.
-
-    Returns:
-        [K] float64 in [0, 1].
-    """
-    _check_positive(num_simulations, "num_simulations")
-    k = board.num_cells
-    search = MCTS(evaluator, board, num_games=k, num_simulations=num_simulations, c_puct=c_puct)
-    result = search.search(swapped_openings(board), add_noise=False)
-    v = _stone_value(result.root_values)
-    return mirror_average(v, board) if mirror else v
-
-
-def rollout_counts(
-    board: Board, *, num_rollouts: int, seed: int | None = None, chunk: int = 4096
-) -> tuple[np.ndarray, np.ndarray]:
-    """Random playouts from every swapped opening: how often the stone's owner wins.
-
-    A playout is a uniformly random filling of the empty cells, blue first, which has the
-    outcome of a random game played on from the position (`trapy_rl.game.fill`).
-
-    Args:
-        num_rollouts: n, playouts per opening.
-        seed: seeds the playouts.
-        chunk: about how many playouts are filled at once (bounds the memory; the random
-            stream, and so the result for a seed, depends on it).
-
-    Returns:
-        (wins [K] int64, games [K] int64): the owner's wins in ``num_rollouts`` playouts.
-    """
-    _check_positive(num_rollouts, "num_rollouts")
-    batch = swapped_openings(board)
-    rng = np.random.default_rng(seed)
-    k = board.num_cells
-    owner_wins = np.zeros(k, dtype=np.int64)
-    per_chunk = max(1, chunk // k)
-    done = 0
-    while done < num_rollouts:
-        r = min(per_chunk, num_rollouts - done)
-        stones = np.repeat(batch.stones, r, axis=0)  # [K r, K]
-        to_move = np.repeat(batch.to_move, r)  # [K r]
-        winners = full_board_winner(random_fill(stones, to_move, rng), board)
-        owner_wins += (winners.reshape(k, r) != batch.to_move[:, None]).sum(axis=1)
-        done += r
-    return owner_wins, np.full(k, num_rollouts, dtype=np.int64)
-
-
-def play_from(
-    positions: BatchGame,
-    agent_first: Agent,
-    agent_second: Agent,
-    *,
-    games: np.ndarray | None = None,
-) -> np.ndarray:
-    """Play games on from given positions to the end; ``positions`` is advanced in place.
-
-    Args:
-        positions: B games in progress (any move count).
-        agent_first: plays the player to move in each game at the start.
-        agent_second: plays the other player.
-        games: [n] int, the games to play on (default all unfinished ones).
-
-    Returns:
-        [B] int8, the winner of each game (0 for games not played).
-
-    Raises:
-        IllegalMoveError: from `BatchGame.step`, naming the game and the move.
-    """
-    chosen = np.zeros(positions.num_games, dtype=bool)
-    chosen[np.flatnonzero(positions.winner == 0) if games is None else np.asarray(games)] = True
-    if (positions.winner[chosen] != 0).any():
-        raise ValueError("play_from: some of the chosen games are already over")
-    first_player = positions.to_move.copy()  # [B] int8
-    everything = np.flatnonzero(chosen)
-    for agent in {id(agent_first): agent_first, id(agent_second): agent_second}.values():
-        reset_agent(agent, everything)
-    while True:
-        live = chosen & (positions.winner == 0)
-        if not live.any():
-            break
-        first_to_move = positions.to_move == first_player
-        actions = np.zeros(positions.num_games, dtype=np.int64)
-        for agent, mine in (
-            (agent_first, live & first_to_move),
-            (agent_second, live & ~first_to_move),
-        ):
-            movers = np.flatnonzero(mine)
-            if len(movers):
-                actions[movers] = np.asarray(agent.act(positions, movers), dtype=np.int64)
-        positions.step(actions, games=live)
-    return np.where(chosen, positions.winner, 0).astype(np.int8)
-
-
-def playout_counts(
-    agent_owner: Agent,
-    agent_opponent: Agent,
-    board: Board,
-    *,
-    num_games: int,
-    batch_size: int = 2048,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Games from every swapped opening: ``agent_owner`` owns the stone, the opponent moves.
-
-    The n games of all K openings are played in batches of up to ``batch_size`` games with
-    `play_from`, so agents evaluate many games per call.
-
-    Returns:
-        (wins [K] int64, games [K] int64): the owner's wins in ``num_games`` games per opening.
-    """
-    _check_positive(num_games, "num_games")
-    _check_positive(batch_size, "batch_size")
-    k = board.num_cells
-    openings = np.repeat(np.arange(k), num_games)  # [K n] the opening of each game
-    owner_wins = np.zeros(k, dtype=np.int64)
-    start = swapped_openings(board)
-    for begin in range(0, len(openings), batch_size):
-        cells = openings[begin : begin + batch_size]
-        positions = start.take(cells)
-        owner = positions.to_move.copy() % 2 + 1  # the stone's owner waits
-        winners = play_from(positions, agent_opponent, agent_owner)
-        np.add.at(owner_wins, cells, (winners == owner).astype(np.int64))
-    return owner_wins, np.full(k, num_games, dtype=np.int64)
 
 
 # ---------------------------------------------------------------------- the table
@@ -298,8 +67,15 @@ def opening_table(
     ties by cell index).
 
     Args:
-        v: [K] float in [0, 1].
+        v: [K] float in [0, 1], the stone value of each first move.
+        board: the board; K = ``board.num_cells``.
         low, high: [K] float, the interval's ends (optional).
+
+    Returns:
+        The table: K rows, the columns `TABLE_COLUMNS` in that order.
+
+    Raises:
+        ValueError: if an array is not [K], or ``v`` is not probabilities.
     """
     v = _check_cells_array(v, board, "v").astype(np.float64)
     if np.isnan(v).any() or (v < 0).any() or (v > 1).any():
@@ -361,7 +137,7 @@ def estimate_openings(
 
     Args:
         side: the board's side.
-        estimator: one of `ESTIMATORS` (see the module docstring).
+        estimator: one of `ESTIMATORS` (see `trapy_rl.analysis.estimators`).
         checkpoint: a checkpoint file or run folder. ``net`` needs it; ``search`` uses the
             net's leaves with it and random playouts (rollout MCTS) without it.
         simulations: search simulations per opening (``search``).
@@ -512,7 +288,7 @@ def _file_hash(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _net_evaluator(checkpoint_file: Path, board: Board, device: str) -> EvaluatorFn:
+def _net_evaluator(checkpoint_file: Path, board: Board, device: str) -> Evaluator:
     from trapy_rl.agents.network import load_evaluator
 
     evaluator, _ = load_evaluator(checkpoint_file, board=board, device=device)
@@ -528,21 +304,3 @@ def _agent_identity(spec: str) -> dict:
     if path is not None:
         identity["sha256"] = _file_hash(Path(path))
     return identity
-
-
-# ---------------------------------------------------------------------- checks
-
-
-def _check_cells_array(values: Any, board: Board, what: str) -> np.ndarray:
-    array = np.asarray(values)
-    if array.shape != (board.num_cells,):
-        raise ValueError(
-            f"{what} must have shape ({board.num_cells},) for the side-{board.side} board, "
-            f"got {array.shape}"
-        )
-    return array
-
-
-def _check_positive(value: Any, name: str) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
