@@ -19,7 +19,7 @@ import numpy as np
 
 from trapy_rl.game.batch import BatchGame
 from trapy_rl.game.board import Board
-from trapy_rl.game.render import save_board
+from trapy_rl.game.draw import save_board
 from trapy_rl.game.sampling import random_legal_actions
 from trapy_rl.game.state import PLAYER_NAMES, find_winner
 

@@ -205,7 +205,8 @@ class TrapYEnv(gym.Env[np.ndarray, np.int64]):
         if self.render_mode is None:
             gym.logger.warn("render() called without a render_mode; pass render_mode to the env")
             return None
-        from trapy_rl.game.render import board_image, render_ascii
+        from trapy_rl.game.draw import board_image
+        from trapy_rl.game.render import render_ascii
 
         state = self._state if self._state is not None else GameState(self.board)
         draw = render_ascii if self.render_mode == "ansi" else board_image

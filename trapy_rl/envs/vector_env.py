@@ -176,7 +176,8 @@ class TrapYVectorEnv(VectorEnv):
     def render(self) -> tuple[Any, ...] | None:
         if self.render_mode is None:
             return None
-        from trapy_rl.game.render import board_image, render_ascii
+        from trapy_rl.game.draw import board_image
+        from trapy_rl.game.render import render_ascii
 
         draw = render_ascii if self.render_mode == "ansi" else board_image
         frames = []

@@ -1,4 +1,8 @@
-"""The rules engine: board geometry, one readable game, many vectorized games, input planes."""
+"""The rules engine: board geometry, one readable game, many vectorized games, input planes.
+
+Pictures of a position live beside it and are imported by name, not here: `render` (the board
+as text), `geometry` (the hexagons in the plane, numpy only) and `draw` (matplotlib).
+"""
 
 from trapy_rl.game.batch import BatchGame
 from trapy_rl.game.board import REGION_COLORS, REGION_NAMES, Board
