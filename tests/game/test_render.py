@@ -1,15 +1,18 @@
-"""The board as text: the ASCII diagram read back, against RULES.md's diagram and the drawing's
-geometry; the input checks; the picture modules import without matplotlib."""
+"""The board as text: the ASCII diagram read back, against the documented diagram and the
+drawing's geometry; the input checks; the picture modules import without matplotlib."""
 
 from __future__ import annotations
 
+import inspect
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+from trapy_rl.envs.trap_y_env import TrapYEnv
 from trapy_rl.game.batch import BatchGame
 from trapy_rl.game.board import Board
 from trapy_rl.game.geometry import cell_centers
@@ -19,18 +22,14 @@ from trapy_rl.game.sampling import random_legal_actions
 SIDES = (2, 3, 4, 10, 14)
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
-# RULES.md's diagram of the Trap Y board, top row first.
-RULES_DIAGRAM = """\
-                  a10 b10 c10 d10 e10 f10 g10 h10 i10 j10
-                 a9  b9  c9  d9  e9  f9  g9  h9  i9  j9  k9
-               a8  b8  c8  d8  e8  f8  g8  h8  i8  j8  k8  l8
-             a7  b7  c7  d7  e7  f7  g7  h7  i7  j7  k7  l7  m7
-           a6  b6  c6  d6  e6  f6  g6  h6  i6  j6  k6  l6  m6  n6
-         a5  b5  c5  d5  e5  f5  g5  h5  i5  j5  k5  l5  m5  n5  o5
-       a4  b4  c4  d4  e4  f4  g4  h4  i4  j4  k4  l4  m4  n4  o4  p4
-     a3  b3  c3  d3  e3  f3  g3  h3  i3  j3  k3  l3  m3  n3  o3  p3  q3
-   a2  b2  c2  d2  e2  f2  g2  h2  i2  j2  k2  l2  m2  n2  o2  p2  q2  r2
- a1  b1  c1  d1  e1  f1  g1  h1  i1  j1  k1  l1  m1  n1  o1  p1  q1  r1  s1"""
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def names_diagram(text: str) -> list[str]:
+    """The ten lines of RULES.md's diagram of the side-10 cell names, as ``text`` quotes it."""
+    lines = text.splitlines()
+    top = next(i for i, line in enumerate(lines) if line.split()[:2] == ["a10", "b10"])
+    return lines[top : top + 10]
 
 
 def random_stones(board: Board, seed: int) -> np.ndarray:
@@ -92,10 +91,12 @@ def test_ascii_stone_positions_named_in_rules() -> None:
 
 
 def test_ascii_names_match_rules_diagram() -> None:
+    # RULES.md's diagram, as the README and the environment's docstring quote it.
     board = Board(10)
     text = render_ascii(np.zeros(board.num_cells, np.int8), board, show_names=True)
     rows = [line[3:] for line in text.splitlines()[:-1]]
-    assert rows == RULES_DIAGRAM.splitlines()
+    assert rows == names_diagram(README.read_text(encoding="utf-8"))
+    assert rows == names_diagram(inspect.getdoc(TrapYEnv))
 
 
 def test_ascii_marks_winning_group_and_last_move() -> None:
