@@ -32,7 +32,8 @@ from trapy_rl.analysis.estimators import (
     rollout_counts,
     search_values,
 )
-from trapy_rl.eval.arena import wilson_interval
+from trapy_rl.eval import wilson_interval
+from trapy_rl.eval.cache import file_sha256
 from trapy_rl.game.board import Board
 from trapy_rl.mcts import Evaluator
 
@@ -225,7 +226,7 @@ def _cache_key(*, board: Board, estimator: str, checkpoint_file: Path | None, **
         **{name: settings[name] for name in used},
     }
     if checkpoint_file is not None and estimator in ("net", "search"):
-        key["checkpoint"] = {"sha256": _file_hash(checkpoint_file), "name": checkpoint_file.name}
+        key["checkpoint"] = {"sha256": file_sha256(checkpoint_file), "name": checkpoint_file.name}
     return key
 
 
@@ -280,14 +281,6 @@ def _checkpoint_file(checkpoint: str | os.PathLike) -> Path:
     return Path(find_checkpoint(checkpoint)).resolve()
 
 
-def _file_hash(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as data:
-        for block in iter(lambda: data.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def _net_evaluator(checkpoint_file: Path, board: Board, device: str) -> Evaluator:
     from trapy_rl.agents.network import load_evaluator
 
@@ -302,5 +295,5 @@ def _agent_identity(spec: str) -> dict:
     identity: dict[str, Any] = {"spec": spec}
     path = checkpoint_file(spec)
     if path is not None:
-        identity["sha256"] = _file_hash(Path(path))
+        identity["sha256"] = file_sha256(path)
     return identity
