@@ -30,37 +30,13 @@ from pathlib import Path
 import numpy as np
 
 from trapy_rl.agents.base import Agent, reset_agent
+from trapy_rl.eval.stats import wilson_interval
 from trapy_rl.game.batch import BatchGame
 from trapy_rl.game.board import Board
 from trapy_rl.game.sampling import random_legal_actions
 from trapy_rl.game.state import BLUE, PLAYER_NAMES, GameState, IllegalMoveError
 
-__all__ = ["MatchResult", "load_records", "play_match", "replay_record", "wilson_interval"]
-
-Z_95 = 1.959963984540054  # the 97.5% quantile of the standard normal
-
-
-def wilson_interval(successes: int, trials: int, *, z: float = Z_95) -> tuple[float, float]:
-    """The Wilson score interval for a binomial proportion (95% by default).
-
-    Returns (0, 1) when there are no trials.
-
-    >>> tuple(round(x, 4) for x in wilson_interval(8, 10))
-    (0.4902, 0.9433)
-    """
-    if trials < 0 or not 0 <= successes <= trials:
-        raise ValueError(f"need 0 <= successes <= trials, got {successes} of {trials}")
-    if trials == 0:
-        return 0.0, 1.0
-    p = successes / trials
-    z2 = z * z
-    denominator = 1.0 + z2 / trials
-    centre = (p + z2 / (2 * trials)) / denominator
-    half = z * math.sqrt(p * (1 - p) / trials + z2 / (4 * trials * trials)) / denominator
-    # Clamp rounding at the ends (the exact bounds are 0 at 0 successes, 1 at all).
-    low = 0.0 if successes == 0 else max(0.0, centre - half)
-    high = 1.0 if successes == trials else min(1.0, centre + half)
-    return low, high
+__all__ = ["MatchResult", "load_records", "play_match", "replay_record"]
 
 
 @dataclasses.dataclass(frozen=True)

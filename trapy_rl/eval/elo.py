@@ -44,6 +44,8 @@ from pathlib import Path
 
 import numpy as np
 
+from trapy_rl.eval.stats import Z_95
+
 __all__ = [
     "ELO_SCALE",
     "EloRatings",
@@ -54,7 +56,6 @@ __all__ = [
 ]
 
 ELO_SCALE = 400.0 / math.log(10.0)  # Elo points per natural-log unit of odds
-Z_95 = 1.959963984540054
 
 
 def expected_score(rating_a: np.ndarray | float, rating_b: np.ndarray | float) -> np.ndarray:
