@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from trapy_rl.agents import RandomAgent
-from trapy_rl.eval.arena import load_records, replay_record
+from trapy_rl.eval.records import load_records, replay_record
 from trapy_rl.game import BLUE, YELLOW, Board, GameState
 from trapy_rl.play import game_record, main, movers, play_game, takeback, use_colour
 

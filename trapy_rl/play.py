@@ -13,9 +13,9 @@ At the prompt the person types:
 
 Anything else is refused with the reason and asked again. When the game ends the result is
 shown and the game is appended, as one JSON line, to the record file (by default a new file
-under ``outputs/games/``). The record has the fields of `trapy_rl.eval.arena`'s records, with
-the agent as ``agent_a`` and ``"human"`` as ``agent_b``, plus ``resigned`` (true when the game
-ended by resignation; such a record's moves alone do not reach the recorded winner).
+under ``outputs/games/``). It is a game record (`trapy_rl.eval.records`) with the agent as
+``agent_a`` and ``"human"`` as ``agent_b``, plus ``resigned`` (true when the game ended by
+resignation; such a record's moves alone do not reach the recorded winner).
 
 `play_game` is the loop, with the input function and output stream as parameters so that a
 test can script a game:
@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import json
 import os
 import sys
 from collections.abc import Callable
@@ -43,12 +42,13 @@ from typing import TextIO
 import numpy as np
 
 from trapy_rl.agents import Agent, parse_agent, reset_agent
+from trapy_rl.eval.records import make_record, write_records
 from trapy_rl.game.batch import BatchGame
 from trapy_rl.game.board import Board
 from trapy_rl.game.render import render_ascii
 from trapy_rl.game.state import BLUE, PLAYER_NAMES, YELLOW, GameState, IllegalMoveError, other
 
-__all__ = ["HUMAN", "game_record", "main", "play_game", "save_record", "takeback"]
+__all__ = ["HUMAN", "game_record", "main", "play_game", "takeback"]
 
 HUMAN = "human"
 """The person's name in game records."""
@@ -232,39 +232,33 @@ def play_game(
 
 
 def game_record(state: GameState, *, agent_name: str, human: int, seed: int | None) -> dict:
-    """The JSON record of a finished game, with the arena's fields (agent a is the agent)."""
+    """The game record of a finished game against a person (see `trapy_rl.eval.records`).
+
+    Args:
+        state: the game, over.
+        agent_name: the agent's name, recorded as agent a; the person is agent b, `HUMAN`.
+        human: the person's player, 1 (blue) or 2 (yellow).
+        seed: the agent's seed, as recorded.
+
+    Raises:
+        ValueError: if the game is not over.
+    """
     if not state.is_over:
         raise ValueError("only a finished game has a record")
-    blue = "b" if human == BLUE else "a"
-    names = {"a": agent_name, "b": HUMAN}
-    yellow = "a" if blue == "b" else "b"
-    return {
-        "game": 0,
-        "seed": seed,
-        "side": state.board.side,
-        "agent_a": agent_name,
-        "agent_b": HUMAN,
-        "blue": blue,
-        "blue_agent": names[blue],
-        "yellow_agent": names[yellow],
-        "moves": state.move_names(),
-        "winner": state.winner,
-        "winner_agent": blue if state.winner == BLUE else yellow,
-        "length": state.move_count,
-        "resigned": state.resigned,
-    }
-
-
-def save_record(record: dict, path: str | Path) -> Path:
-    """Append ``record`` to ``path`` as one JSON line (creating folders); returns the path."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("a", encoding="utf-8") as out:
-        out.write(json.dumps(record) + "\n")
-    return path
+    return make_record(
+        moves=state.move_names(),
+        winner=state.winner,
+        side=state.board.side,
+        agent_a=agent_name,
+        agent_b=HUMAN,
+        a_is_blue=human != BLUE,
+        seed=seed,
+        resigned=state.resigned,
+    )
 
 
 def default_record_path() -> Path:
+    """A new file for this game's record: ``outputs/games/play-<date>-<time>.jsonl``."""
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     return Path("outputs") / "games" / f"play-{stamp}.jsonl"
 
@@ -317,7 +311,7 @@ def main(
         return 1
     if state.is_over:
         record = game_record(state, agent_name=agent.name, human=human, seed=args.seed)
-        path = save_record(record, args.record or default_record_path())
+        path = write_records([record], args.record or default_record_path(), append=True)
         print(f"Game record saved to {path}", file=out)
     return 0
 

@@ -2,8 +2,9 @@
 maximum-likelihood Elo ratings with intervals (the ``trapy-eval`` command is `trapy_rl.eval.cli`).
 """
 
-from trapy_rl.eval.arena import MatchResult, load_records, play_match, replay_record
+from trapy_rl.eval.arena import MatchResult, play_match
 from trapy_rl.eval.elo import EloRatings, expected_score, fit_elo
+from trapy_rl.eval.records import load_records, replay_record
 from trapy_rl.eval.stats import wilson_interval
 from trapy_rl.eval.tournament import (
     TournamentResult,

@@ -10,33 +10,26 @@ two games repeated, and its interval a fiction. ``openings=k`` starts each pair 
 2i + 1: the same agents, colours exchanged) from k uniformly random stones, a fresh opening per
 pair. One random first stone suffices and stays fair, since yellow may swap it.
 
-Game records are JSON lines, one game per line:
-
-    {"game": 0, "seed": 7, "side": 10, "agent_a": "uct:200", "agent_b": "random",
-     "blue": "a", "blue_agent": "uct:200", "yellow_agent": "random", "openings": 0,
-     "moves": ["j1", "swap", ...], "winner": 1, "winner_agent": "a", "length": 81}
-
-``winner`` is the winning player (1 blue, 2 yellow); ``blue`` says which agent played blue.
-`load_records` reads them back and `replay_record` replays one to its final `GameState`.
+With ``record_path`` the games are written as game records (`trapy_rl.eval.records`).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 from pathlib import Path
 
 import numpy as np
 
 from trapy_rl.agents.base import Agent, reset_agent
+from trapy_rl.eval.records import match_records, write_records
 from trapy_rl.eval.stats import wilson_interval
 from trapy_rl.game.batch import BatchGame
 from trapy_rl.game.board import Board
 from trapy_rl.game.sampling import random_legal_actions
-from trapy_rl.game.state import BLUE, PLAYER_NAMES, GameState, IllegalMoveError
+from trapy_rl.game.state import BLUE, IllegalMoveError
 
-__all__ = ["MatchResult", "load_records", "play_match", "replay_record"]
+__all__ = ["MatchResult", "play_match"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -145,7 +138,8 @@ def play_match(
             the match itself draws no random numbers.
         openings: uniformly random stones (never the swap) that start each pair of games,
             games 2i and 2i + 1 from the same ones; the agents play on from there.
-        record_path: when given, the games are written there as JSON lines (overwriting).
+        record_path: when given, the games are written there as game records, one JSON
+            line each (overwriting; see `trapy_rl.eval.records`).
         progress: show a tqdm bar counting finished games.
 
     Raises:
@@ -207,9 +201,15 @@ def play_match(
         openings=int(openings),
     )
     if record_path is not None:
-        _write_records(
-            Path(record_path), batch, agent_a.name, agent_b.name, a_is_blue, seed, int(openings)
+        records = match_records(
+            batch,
+            agent_a=agent_a.name,
+            agent_b=agent_b.name,
+            a_is_blue=a_is_blue,
+            seed=seed,
+            openings=int(openings),
         )
+        write_records(records, record_path)
     return result
 
 
@@ -252,89 +252,3 @@ def _checked_actions(
             f"(move {int(batch.move_count[game]) + 1}); {int((~ok).sum())} illegal in all"
         )
     return actions
-
-
-def _write_records(
-    path: Path,
-    batch: BatchGame,
-    name_a: str,
-    name_b: str,
-    a_is_blue: np.ndarray,
-    seed: int | None,
-    openings: int,
-) -> None:
-    board = batch.board
-    with path.open("w", encoding="utf-8") as out:
-        for game in range(batch.num_games):
-            moves = batch.history[game, : batch.move_count[game]]
-            winner = int(batch.winner[game])
-            blue = "a" if a_is_blue[game] else "b"
-            yellow = "b" if a_is_blue[game] else "a"
-            record = {
-                "game": game,
-                "seed": seed,
-                "side": board.side,
-                "agent_a": name_a,
-                "agent_b": name_b,
-                "blue": blue,
-                "blue_agent": name_a if blue == "a" else name_b,
-                "yellow_agent": name_a if yellow == "a" else name_b,
-                "openings": openings,
-                "moves": [board.action_name(int(m)) for m in moves],
-                "winner": winner,
-                "winner_agent": blue if winner == BLUE else yellow,
-                "length": len(moves),
-            }
-            out.write(json.dumps(record) + "\n")
-
-
-def load_records(path: str | Path) -> list[dict]:
-    """The game records of a JSON-lines file, in order (blank lines skipped).
-
-    Raises:
-        ValueError: naming the file and line of a line that is not a game record.
-    """
-    records = []
-    path = Path(path)
-    with path.open(encoding="utf-8") as lines:
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise ValueError(f"{path}:{number}: not JSON ({error.msg})") from None
-            if not isinstance(record, dict):
-                raise ValueError(f"{path}:{number}: not a game record (not a JSON object)")
-            missing = [key for key in ("moves", "winner", "side") if key not in record]
-            if missing:
-                raise ValueError(f"{path}:{number}: not a game record (missing {missing})")
-            records.append(record)
-    return records
-
-
-def replay_record(record: dict, board: Board) -> GameState:
-    """Replay a record's moves on ``board`` to the final position (with a resignation, if any).
-
-    Raises:
-        ValueError: if the record is for another board size, a move is illegal, or the
-            replayed winner differs from the recorded one.
-    """
-    if record.get("side", board.side) != board.side:
-        raise ValueError(
-            f"record of game {record.get('game')} is for side {record['side']}, "
-            f"not side {board.side}"
-        )
-    if not isinstance(record.get("moves"), list):
-        raise ValueError(f"record of game {record.get('game')}: moves must be a list of names")
-    state = GameState.from_moves(record["moves"], board)
-    if record.get("resigned") and not state.is_over and record["winner"] in (1, 2):
-        state.resign(3 - record["winner"])  # the loser resigned after the last move
-    if state.winner != record["winner"]:
-        recorded = PLAYER_NAMES.get(record["winner"], record["winner"])
-        replayed = PLAYER_NAMES.get(state.winner, "nobody")
-        raise ValueError(
-            f"record of game {record.get('game')}: recorded winner {recorded}, "
-            f"but the moves give {replayed}"
-        )
-    return state
