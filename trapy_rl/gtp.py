@@ -58,7 +58,7 @@ from typing import BinaryIO
 import numpy as np
 
 from trapy_rl.agents import Agent, parse_agent, reset_agent
-from trapy_rl.game.batch import BatchGame
+from trapy_rl.agents.moves import checked_move
 from trapy_rl.game.board import Board
 from trapy_rl.game.render import render_ascii
 from trapy_rl.game.state import BLUE, PLAYER_NAMES, YELLOW, GameState, IllegalMoveError
@@ -263,20 +263,14 @@ class GtpEngine:
         self._args(args, "genmove COLOUR", 1)
         player = _parse_colour(args[0])
         self._check_turn(player)
-        batch = BatchGame.from_states([self.state])
-        games = np.zeros(1, dtype=np.intp)
-        reset_agent(self.agent, games)  # the position may have changed in any way since
         try:
-            actions = np.asarray(self.agent.act(batch, games)).reshape(-1)
+            action = checked_move(self.agent, self.state)
+        except IllegalMoveError as error:  # a wrong answer, refused
+            raise GtpError(str(error)) from None
         except Exception as error:
             raise GtpError(
                 f"agent {self.agent.name!r} failed: {type(error).__name__}: {error}"
             ) from None
-        if len(actions) != 1 or not np.issubdtype(actions.dtype, np.integer):
-            raise GtpError(f"agent {self.agent.name!r} returned {actions!r}, not one action")
-        action = int(actions[0])
-        if not (0 <= action < self.board.num_actions and self.state.legal_mask()[action]):
-            raise GtpError(f"agent {self.agent.name!r} chose the illegal action {action}")
         self.state.play(action)
         return self.board.action_name(action)
 

@@ -41,9 +41,9 @@ from typing import TextIO
 
 import numpy as np
 
-from trapy_rl.agents import Agent, parse_agent, reset_agent
+from trapy_rl.agents import Agent, parse_agent
+from trapy_rl.agents.moves import checked_move
 from trapy_rl.eval.records import make_record, write_records
-from trapy_rl.game.batch import BatchGame
 from trapy_rl.game.board import Board
 from trapy_rl.game.render import render_ascii
 from trapy_rl.game.state import BLUE, PLAYER_NAMES, YELLOW, GameState, IllegalMoveError, other
@@ -71,24 +71,6 @@ def use_colour(output: TextIO) -> bool:
     """ANSI colours when ``output`` is a terminal and ``NO_COLOR`` is unset or empty."""
     isatty = getattr(output, "isatty", None)
     return bool(callable(isatty) and isatty() and not os.environ.get("NO_COLOR"))
-
-
-def agent_action(agent: Agent, state: GameState) -> int:
-    """The agent's action in ``state``, checked for legality.
-
-    Raises:
-        IllegalMoveError: naming the agent, if it chooses an illegal action.
-    """
-    batch = BatchGame.from_states([state])
-    games = np.zeros(1, dtype=np.intp)
-    reset_agent(agent, games)  # a takeback may have changed the position in any way
-    actions = np.asarray(agent.act(batch, games)).reshape(-1)
-    if len(actions) != 1 or not np.issubdtype(actions.dtype, np.integer):
-        raise IllegalMoveError(f"agent {agent.name!r} returned {actions!r}, not one action")
-    action = int(actions[0])
-    if not (0 <= action < state.board.num_actions and state.legal_mask()[action]):
-        raise IllegalMoveError(f"agent {agent.name!r} chose the illegal action {action}")
-    return action
 
 
 def movers(state: GameState) -> list[int]:
@@ -181,7 +163,7 @@ def play_game(
     say("Type a cell name such as a1 to move, or help for the commands.")
     while not state.is_over:
         if state.to_move != human:
-            action = agent_action(agent, state)
+            action = checked_move(agent, state)
             text = _announce(state, action)
             state.play(action)
             say(f"{agent.name} ({it}) plays {text}")

@@ -22,12 +22,13 @@ from pathlib import Path
 import numpy as np
 
 from trapy_rl.agents.base import Agent, reset_agent
+from trapy_rl.agents.moves import checked_actions
 from trapy_rl.eval.records import match_records, write_records
 from trapy_rl.eval.stats import wilson_interval
 from trapy_rl.game.batch import BatchGame
 from trapy_rl.game.board import Board
 from trapy_rl.game.sampling import random_legal_actions
-from trapy_rl.game.state import BLUE, IllegalMoveError
+from trapy_rl.game.state import BLUE
 
 __all__ = ["MatchResult", "play_match"]
 
@@ -175,7 +176,7 @@ def play_match(
             for agent, mine in ((agent_a, live & a_to_move), (agent_b, live & ~a_to_move)):
                 games = np.flatnonzero(mine)
                 if len(games):
-                    actions[games] = _checked_actions(agent, batch, games, legal)
+                    actions[games] = checked_actions(agent, batch, games, legal=legal)
             before = int(live.sum())
             batch.step(actions)
             if bar is not None:
@@ -230,25 +231,3 @@ def _play_openings(batch: BatchGame, openings: int, seed: int | None) -> None:
                 f"openings={openings} random stones end a game on side {batch.board.side}; "
                 "use fewer"
             )
-
-
-def _checked_actions(
-    agent: Agent, batch: BatchGame, games: np.ndarray, legal: np.ndarray
-) -> np.ndarray:
-    """The agent's actions for ``games`` [n], checked for shape and legality."""
-    actions = np.asarray(agent.act(batch, games))
-    if actions.shape != games.shape or not np.issubdtype(actions.dtype, np.integer):
-        raise IllegalMoveError(
-            f"agent {agent.name!r} returned {actions.dtype} actions of shape {actions.shape} "
-            f"for {len(games)} games; expected [{len(games)}] integers"
-        )
-    in_range = (actions >= 0) & (actions < batch.board.num_actions)
-    ok = in_range & legal[games, np.where(in_range, actions, 0)]
-    if not ok.all():
-        game, action = int(games[~ok][0]), int(actions[~ok][0])
-        name = batch.board.action_name(action) if 0 <= action < batch.board.num_actions else action
-        raise IllegalMoveError(
-            f"agent {agent.name!r} played illegal move {name!r} in game {game} "
-            f"(move {int(batch.move_count[game]) + 1}); {int((~ok).sum())} illegal in all"
-        )
-    return actions
