@@ -33,6 +33,11 @@ from trapy_rl.game.state import BLUE
 __all__ = ["MatchResult", "play_match"]
 
 
+def _share(count: int, games: int) -> float:
+    """``count / games``, or nan without games."""
+    return count / games if games else math.nan
+
+
 @dataclasses.dataclass(frozen=True)
 class MatchResult:
     """The outcome of a match of agent a against agent b.
@@ -65,7 +70,7 @@ class MatchResult:
     @property
     def win_rate(self) -> float:
         """a's share of the games won."""
-        return self.wins / self.games if self.games else math.nan
+        return _share(self.wins, self.games)
 
     @property
     def interval(self) -> tuple[float, float]:
@@ -74,29 +79,33 @@ class MatchResult:
 
     @property
     def win_rate_as_blue(self) -> float:
-        return self.wins_as_blue / self.games_as_blue if self.games_as_blue else math.nan
+        """a's share of its games as blue won."""
+        return _share(self.wins_as_blue, self.games_as_blue)
 
     @property
     def interval_as_blue(self) -> tuple[float, float]:
+        """95% Wilson interval of a's win rate as blue."""
         return wilson_interval(self.wins_as_blue, self.games_as_blue)
 
     @property
     def win_rate_as_yellow(self) -> float:
-        return self.wins_as_yellow / self.games_as_yellow if self.games_as_yellow else math.nan
+        """a's share of its games as yellow won."""
+        return _share(self.wins_as_yellow, self.games_as_yellow)
 
     @property
     def interval_as_yellow(self) -> tuple[float, float]:
+        """95% Wilson interval of a's win rate as yellow."""
         return wilson_interval(self.wins_as_yellow, self.games_as_yellow)
 
     @property
     def swap_rate(self) -> float:
         """The share of games in which yellow swapped."""
-        return self.swaps / self.games if self.games else math.nan
+        return _share(self.swaps, self.games)
 
     @property
     def mean_length(self) -> float:
         """Mean moves per game (the swap counts as a move)."""
-        return self.total_moves / self.games if self.games else math.nan
+        return _share(self.total_moves, self.games)
 
     def __str__(self) -> str:
         def row(label: str, wins: int, games: int) -> str:
