@@ -13,15 +13,9 @@ import torch
 from trapy_rl.agents import RandomAgent, register_agent_kind
 from trapy_rl.agents.base import AgentSpec
 from trapy_rl.eval import play_match
-from trapy_rl.eval.tournament import (
-    ResultCache,
-    baseline_rows,
-    flip_result,
-    pairings,
-    play_tournament,
-    run_checkpoints,
-    write_tournament,
-)
+from trapy_rl.eval.cache import ResultCache, flip_result
+from trapy_rl.eval.report import baseline_rows, write_tournament
+from trapy_rl.eval.tournament import pairings, play_tournament, run_checkpoints
 from trapy_rl.game import Board
 from trapy_rl.nn import PolicyValueNet
 from trapy_rl.train.checkpoint import CheckpointError, save_checkpoint, write_run_checkpoint

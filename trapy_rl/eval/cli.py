@@ -26,13 +26,13 @@ import hydra
 from hydra.core.config_store import ConfigStore
 from omegaconf import DictConfig
 
+from trapy_rl.eval.report import write_tournament
 from trapy_rl.eval.tournament import (
     MODES,
     TournamentResult,
     pairings,
     play_tournament,
     run_checkpoints,
-    write_tournament,
 )
 
 __all__ = ["CONFIG_DIR", "EvalCommandConfig", "evaluate", "main"]

@@ -7,63 +7,41 @@ colours alternated. The agents of a pair are built fresh for their match with se
 from the tournament seed and the two specs, so a pair's result does not depend on which other
 agents take part or in which order they are listed.
 
-Cache: with ``cache_path`` every finished match is appended to a JSON-lines file, one line
-
-    {"key": {"spec_a": ..., "spec_b": ..., "side": 5, "seed": 0, "num_games": 40,
-             "files": {"mcts:run/ckpt_000010.pt:100": "<sha256 of the file>"}},
-     "result": {MatchResult's fields}}
-
-and a later tournament with the same key for a pair (in either order) reads the result
-instead of playing: adding a checkpoint to a rated run plays only its own matches. ``files``
-holds the sha256 of every checkpoint a spec plays from, so a file rewritten under the same
-name is played again. Lines that cannot be read (say, cut short by a crash) are skipped with a
-warning, and their matches replayed.
+Cache: with ``cache_path`` every finished match is appended to a JSON-lines file, and a later
+tournament reads the matches it holds instead of playing them again (`trapy_rl.eval.cache`):
+adding a checkpoint to a rated run plays only its own matches.
 
 Ratings: `trapy_rl.eval.elo.fit_elo` on the win matrix, anchored at ``random`` when it takes
-part (otherwise the first agent).
+part (otherwise the first agent). Tables, CSV files and plots of the results:
+`trapy_rl.eval.report`.
 
 Shapes: M agents.
 """
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import hashlib
-import json
-import math
-import os
 import re
-import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
 from trapy_rl.agents.base import AgentSpec, parse_agent
-from trapy_rl.agents.network import checkpoint_file
 from trapy_rl.eval.arena import MatchResult, play_match
-from trapy_rl.eval.elo import EloRatings, fit_elo, write_ratings_json
+from trapy_rl.eval.cache import ResultCache, match_key
+from trapy_rl.eval.elo import EloRatings, fit_elo
 from trapy_rl.game.board import Board
 
 __all__ = [
     "MODES",
-    "BaselineRow",
-    "ResultCache",
     "RunCheckpoint",
     "TournamentResult",
-    "baseline_rows",
-    "baseline_table",
     "default_anchor",
-    "file_sha256",
-    "flip_result",
     "pairings",
     "play_tournament",
-    "plot_elo_curve",
-    "plot_win_rates",
     "run_checkpoints",
-    "write_baseline_csv",
-    "write_tournament",
 ]
 
 MODES = ("round_robin", "gauntlet", "baselines")
@@ -118,123 +96,6 @@ def pairings(
     return [(focus, other) for other in specs if other != focus]
 
 
-# ---------------------------------------------------------------------- cache
-_HASHES: dict[tuple[str, int, int], str] = {}
-
-
-def file_sha256(path: str | Path) -> str:
-    """The sha256 of a file's bytes (remembered per path, size and modification time)."""
-    path = Path(path)
-    stat = path.stat()
-    memo = (str(path.resolve()), stat.st_size, stat.st_mtime_ns)
-    digest = _HASHES.get(memo)
-    if digest is None:
-        sha = hashlib.sha256()
-        with path.open("rb") as data:
-            for block in iter(lambda: data.read(1 << 20), b""):
-                sha.update(block)
-        digest = _HASHES[memo] = sha.hexdigest()
-    return digest
-
-
-def _files_of(spec: str) -> dict[str, str]:
-    path = checkpoint_file(spec)
-    return {} if path is None else {spec: file_sha256(path)}
-
-
-def _match_key(
-    spec_a: str, spec_b: str, *, side: int, seed: int, num_games: int, openings: int
-) -> dict:
-    key = {
-        "spec_a": spec_a,
-        "spec_b": spec_b,
-        "side": int(side),
-        "seed": int(seed),
-        "num_games": int(num_games),
-        "files": {**_files_of(spec_a), **_files_of(spec_b)},
-    }
-    if openings:  # absent when 0, so results cached before openings existed still match
-        key["openings"] = int(openings)
-    return key
-
-
-def _key_text(key: dict) -> str:
-    return json.dumps(key, sort_keys=True)
-
-
-def _flipped_key(key: dict) -> dict:
-    return {**key, "spec_a": key["spec_b"], "spec_b": key["spec_a"]}
-
-
-def flip_result(result: MatchResult) -> MatchResult:
-    """The same match seen from b's side (a's wins become b's, a's blue games b's yellow)."""
-    return dataclasses.replace(
-        result,
-        agent_a=result.agent_b,
-        agent_b=result.agent_a,
-        wins=result.games - result.wins,
-        games_as_blue=result.games_as_yellow,
-        wins_as_blue=result.games_as_yellow - result.wins_as_yellow,
-        games_as_yellow=result.games_as_blue,
-        wins_as_yellow=result.games_as_blue - result.wins_as_blue,
-    )
-
-
-class ResultCache:
-    """Match results by key, read from and appended to a JSON-lines file.
-
-    Args:
-        path: the cache file (created with its folder on the first `put`).
-    """
-
-    def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
-        self._results: dict[str, MatchResult] = {}
-        if self.path.exists():
-            self._read()
-
-    def _read(self) -> None:
-        fields = {field.name for field in dataclasses.fields(MatchResult)}
-        with self.path.open(encoding="utf-8") as lines:
-            for number, line in enumerate(lines, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    entry = json.loads(line)
-                    result = MatchResult(
-                        **{k: v for k, v in entry["result"].items() if k in fields}
-                    )
-                    self._results[_key_text(entry["key"])] = result
-                except (json.JSONDecodeError, KeyError, TypeError) as error:
-                    warnings.warn(
-                        f"{self.path}:{number}: skipping an unreadable cache line "
-                        f"({type(error).__name__}); that match will be played again",
-                        RuntimeWarning,
-                        stacklevel=3,
-                    )
-
-    def __len__(self) -> int:
-        return len(self._results)
-
-    def get(self, key: dict) -> MatchResult | None:
-        """The result stored for ``key``, or for the same pair in the other order (flipped)."""
-        result = self._results.get(_key_text(key))
-        if result is not None:
-            return result
-        result = self._results.get(_key_text(_flipped_key(key)))
-        return None if result is None else flip_result(result)
-
-    def put(self, key: dict, result: MatchResult) -> None:
-        """Store ``result`` under ``key`` and append it to the file (flushed at once)."""
-        self._results[_key_text(key)] = result
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        line = json.dumps({"key": key, "result": dataclasses.asdict(result)})
-        with self.path.open("a", encoding="utf-8") as out:
-            out.write(line + "\n")
-            out.flush()
-            os.fsync(out.fileno())
-
-
 # ---------------------------------------------------------------------- playing
 @dataclasses.dataclass(frozen=True)
 class TournamentResult:
@@ -276,12 +137,20 @@ class TournamentResult:
 
 
 def _derived_seed(seed: int, *parts: str) -> int:
+    """A 63-bit seed from ``seed`` and the strings ``parts`` (sha256; stable across runs)."""
     digest = hashlib.sha256("\n".join([str(seed), *parts]).encode()).digest()
     return int.from_bytes(digest[:8], "little") >> 1
 
 
 def default_anchor(specs: Sequence[str]) -> str:
-    """``random`` if it takes part, else the first agent of kind random, else the first."""
+    """The agent rated 0 by default.
+
+    Args:
+        specs: [M] the agents' specs, at least one.
+
+    Returns:
+        ``random`` if it takes part, else the first agent of kind random, else the first.
+    """
     if "random" in specs:
         return "random"
     for spec in specs:
@@ -338,7 +207,7 @@ def play_tournament(
     cache = ResultCache(cache_path) if cache_path is not None else None
 
     keys = [
-        _match_key(a, b, side=board.side, seed=seed, num_games=num_games, openings=openings)
+        match_key(a, b, side=board.side, seed=seed, num_games=num_games, openings=openings)
         for a, b in pairs
     ]
     results: list[MatchResult | None] = [
@@ -420,7 +289,11 @@ class RunCheckpoint:
 def run_checkpoints(run: str | Path) -> list[RunCheckpoint]:
     """The numbered checkpoints (``ckpt_*.pt``) of a run folder, by iteration.
 
-    ``run`` is a run folder (with ``checkpoints/``) or a checkpoints folder.
+    Args:
+        run: a run folder (with ``checkpoints/``) or a checkpoints folder.
+
+    Returns:
+        One `RunCheckpoint` per file, iteration and step read from the file itself.
 
     Raises:
         CheckpointError: when the folder is missing, holds no numbered checkpoints, or one of
@@ -452,239 +325,3 @@ def run_checkpoints(run: str | Path) -> list[RunCheckpoint]:
             )
         )
     return found
-
-
-@contextlib.contextmanager
-def _plot_file(path: Path):
-    """Axes of a 7x4.5-inch figure, saved to ``path`` (PNG, 120 dpi) and closed on exit."""
-    import matplotlib
-
-    matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
-
-    figure, axes = plt.subplots(figsize=(7, 4.5), layout="constrained")
-    try:
-        yield axes
-        figure.savefig(path, dpi=120)
-    finally:
-        plt.close(figure)
-
-
-def plot_elo_curve(
-    ratings: EloRatings,
-    points: Sequence[tuple[str, int]],
-    path: str | Path,
-    *,
-    baselines: Sequence[str] = (),
-    title: str | None = None,
-) -> Path:
-    """Elo against training step, with the rating intervals as error bars; a PNG file.
-
-    Args:
-        ratings: the fit (names = specs).
-        points: (spec, training step) of each checkpoint agent to plot.
-        path: the PNG to write.
-        baselines: specs drawn as horizontal lines (random, uct, ...), each with its rating.
-        title: the plot's title.
-    """
-    index = {name: i for i, name in enumerate(ratings.names)}
-    unknown = [spec for spec, _ in points if spec not in index] + [
-        spec for spec in baselines if spec not in index
-    ]
-    if unknown:
-        raise ValueError(f"not among the rated agents: {unknown}")
-    ordered = sorted(points, key=lambda point: point[1])
-    steps = np.array([step for _, step in ordered], dtype=np.float64)
-    rows = np.array([index[spec] for spec, _ in ordered], dtype=np.intp)
-    elo = ratings.ratings[rows]
-    below, above = elo - ratings.lower[rows], ratings.upper[rows] - elo
-
-    import matplotlib
-
-    path = Path(path)
-    with _plot_file(path) as axes:
-        axes.errorbar(steps, elo, yerr=[below, above], fmt="o-", capsize=3, label="checkpoints")
-        colours = matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]
-        for number, spec in enumerate(baselines):
-            i = index[spec]
-            colour = colours[(number + 1) % len(colours)]
-            axes.axhline(ratings.ratings[i], color=colour, linestyle="--", linewidth=1)
-            if ratings.stderr[i] > 0:
-                axes.axhspan(ratings.lower[i], ratings.upper[i], color=colour, alpha=0.12)
-            axes.annotate(
-                f"{spec} ({ratings.ratings[i]:.0f})",
-                (0.01, ratings.ratings[i]),
-                xycoords=("axes fraction", "data"),
-                textcoords="offset points",
-                xytext=(0, 3),
-                color=colour,
-                fontsize=8,
-            )
-        level = f"{math.erf(ratings.z / math.sqrt(2.0)):.0%}"
-        axes.set_xlabel("training step (gradient steps)")
-        axes.set_ylabel(f"Elo ({ratings.names[ratings.anchor]} = 0), {level} intervals")
-        axes.set_title(title or "Elo against training step")
-        axes.grid(alpha=0.3)
-    return path
-
-
-@dataclasses.dataclass(frozen=True)
-class BaselineRow:
-    """One checkpoint's match against one baseline, from the checkpoint's side.
-
-    Attributes:
-        agent: the checkpoint agent's spec.
-        step: its training step (gradient steps).
-        baseline: the baseline's spec.
-        match: the match, agent a = the checkpoint agent.
-    """
-
-    agent: str
-    step: int
-    baseline: str
-    match: MatchResult
-
-
-def baseline_rows(
-    result: TournamentResult, curve: Sequence[tuple[str, int]], baselines: Sequence[str]
-) -> list[BaselineRow]:
-    """The matches between the ``curve`` agents (spec, step) and the ``baselines``, by step
-    then baseline order; pairs that did not play (a gauntlet's other agents) are left out."""
-    played = {(m.agent_a, m.agent_b): m for m in result.matches}
-    rows = []
-    for spec, step in sorted(curve, key=lambda point: point[1]):
-        for baseline in baselines:
-            match = played.get((spec, baseline))
-            if match is None and (baseline, spec) in played:
-                match = flip_result(played[(baseline, spec)])
-            if match is not None:
-                rows.append(BaselineRow(spec, int(step), baseline, match))
-    return rows
-
-
-def _checkpoint_label(spec: str) -> str:
-    path = checkpoint_file(spec)
-    return spec if path is None else Path(path).name
-
-
-def baseline_table(rows: Sequence[BaselineRow]) -> str:
-    """A text table: one line per checkpoint, one column per baseline with the checkpoint's
-    wins / games, win rate and 95% Wilson interval."""
-    baselines = list(dict.fromkeys(row.baseline for row in rows))
-    agents = list(dict.fromkeys((row.agent, row.step) for row in rows))
-    cells = {(row.agent, row.baseline): row.match for row in rows}
-    width = max(len("checkpoint"), *(len(_checkpoint_label(a)) for a, _ in agents))
-    column = 24
-    lines = [
-        f"{'step':>7}  {'checkpoint':<{width}}  "
-        + "".join(f"{baseline:>{column}}" for baseline in baselines)
-    ]
-    for agent, step in agents:
-        text = []
-        for baseline in baselines:
-            match = cells.get((agent, baseline))
-            if match is None:
-                text.append(f"{'-':>{column}}")
-                continue
-            low, high = match.interval
-            cell = f"{match.wins}/{match.games} {match.win_rate:4.0%} [{low:.0%},{high:.0%}]"
-            text.append(f"{cell:>{column}}")
-        lines.append(f"{step:>7}  {_checkpoint_label(agent):<{width}}  " + "".join(text))
-    return "\n".join(lines)
-
-
-def write_baseline_csv(rows: Sequence[BaselineRow], path: str | Path) -> Path:
-    """One CSV line per (checkpoint, baseline): step, agent, baseline, wins, games, win_rate,
-    low, high (the 95% Wilson interval)."""
-    import csv
-
-    path = Path(path)
-    with path.open("w", newline="", encoding="utf-8") as out:
-        writer = csv.writer(out)
-        writer.writerow(["step", "agent", "baseline", "wins", "games", "win_rate", "low", "high"])
-        for row in rows:
-            low, high = row.match.interval
-            writer.writerow(
-                [
-                    row.step,
-                    row.agent,
-                    row.baseline,
-                    row.match.wins,
-                    row.match.games,
-                    f"{row.match.win_rate:.4f}",
-                    f"{low:.4f}",
-                    f"{high:.4f}",
-                ]
-            )
-    return path
-
-
-def plot_win_rates(
-    rows: Sequence[BaselineRow], path: str | Path, *, title: str | None = None
-) -> Path:
-    """Win rate against training step, one line per baseline with its 95% Wilson band; a PNG."""
-    path = Path(path)
-    with _plot_file(path) as axes:
-        for baseline in dict.fromkeys(row.baseline for row in rows):
-            mine = [row for row in rows if row.baseline == baseline]
-            steps = np.array([row.step for row in mine], dtype=np.float64)
-            rates = np.array([row.match.win_rate for row in mine])
-            bands = np.array([row.match.interval for row in mine])
-            (line,) = axes.plot(steps, rates, "o-", label=f"vs {baseline}")
-            axes.fill_between(steps, bands[:, 0], bands[:, 1], color=line.get_color(), alpha=0.15)
-        axes.axhline(0.5, color="grey", linestyle=":", linewidth=1)
-        games = sorted({row.match.games for row in rows})
-        each = f"{games[0]}" if len(games) == 1 else f"{games[0]}-{games[-1]}"
-        axes.set_xlabel("training step (gradient steps)")
-        axes.set_ylabel(f"win rate ({each} games per point, 95% Wilson band)")
-        axes.set_ylim(-0.02, 1.02)
-        axes.set_title(title or "Win rate against the baselines")
-        axes.grid(alpha=0.3)
-        axes.legend(loc="lower right")
-    return path
-
-
-def write_tournament(
-    result: TournamentResult,
-    folder: str | Path,
-    *,
-    curve: Sequence[tuple[str, int]] = (),
-    baselines: Sequence[str] = (),
-) -> dict[str, Path]:
-    """Write the table (``ratings.txt``), ``ratings.csv``, ``ratings.json`` (with every match)
-    and, when ``curve`` gives (spec, step) points, ``elo_curve.png`` into ``folder``; when the
-    curve's agents also played ``baselines``, their win rates too (``winrates.txt``,
-    ``winrates.csv``, ``winrate_curve.png``).
-
-    Returns:
-        {"table": path, "csv": path, "json": path[, "plot": path][, "winrates": path,
-        "winrates_csv": path, "winrate_plot": path]}.
-    """
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    table = result.ratings.table()
-    paths = {
-        "table": folder / "ratings.txt",
-        "csv": result.ratings.write_csv(folder / "ratings.csv"),
-        "json": write_ratings_json(
-            result.ratings,
-            folder / "ratings.json",
-            side=result.side,
-            seed=result.seed,
-            num_games=result.num_games,
-            matches=[dataclasses.asdict(match) for match in result.matches],
-            curve=[{"agent": spec, "step": int(step)} for spec, step in curve],
-        ),
-    }
-    paths["table"].write_text(table + "\n", encoding="utf-8")
-    if curve:
-        paths["plot"] = plot_elo_curve(
-            result.ratings, curve, folder / "elo_curve.png", baselines=baselines
-        )
-    rows = baseline_rows(result, curve, baselines)
-    if rows:
-        paths["winrates"] = folder / "winrates.txt"
-        paths["winrates"].write_text(baseline_table(rows) + "\n", encoding="utf-8")
-        paths["winrates_csv"] = write_baseline_csv(rows, folder / "winrates.csv")
-        paths["winrate_plot"] = plot_win_rates(rows, folder / "winrate_curve.png")
-    return paths

@@ -1,0 +1,319 @@
+"""Reports of a tournament: the ratings table and files, the Elo curve of a run's checkpoints,
+and their win rates against fixed baselines (table, CSV, plot).
+
+`write_tournament` writes them all into one folder; the pieces are public for notebooks.
+Plots are PNG files drawn with matplotlib's Agg backend, so no display is needed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import dataclasses
+import math
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from trapy_rl.agents.network import checkpoint_file
+from trapy_rl.eval.arena import MatchResult
+from trapy_rl.eval.cache import flip_result
+from trapy_rl.eval.elo import EloRatings, write_ratings_json
+from trapy_rl.eval.tournament import TournamentResult
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+__all__ = [
+    "BaselineRow",
+    "baseline_rows",
+    "baseline_table",
+    "plot_elo_curve",
+    "plot_win_rates",
+    "write_baseline_csv",
+    "write_tournament",
+]
+
+
+@contextlib.contextmanager
+def _plot_file(path: Path) -> Iterator[Axes]:
+    """Axes of a 7x4.5-inch figure, saved to ``path`` (PNG, 120 dpi) and closed on exit."""
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(figsize=(7, 4.5), layout="constrained")
+    try:
+        yield axes
+        figure.savefig(path, dpi=120)
+    finally:
+        plt.close(figure)
+
+
+def plot_elo_curve(
+    ratings: EloRatings,
+    points: Sequence[tuple[str, int]],
+    path: str | Path,
+    *,
+    baselines: Sequence[str] = (),
+    title: str | None = None,
+) -> Path:
+    """Elo against training step, with the rating intervals as error bars; a PNG file.
+
+    Args:
+        ratings: the fit (names = specs).
+        points: (spec, training step) of each checkpoint agent to plot.
+        path: the PNG to write.
+        baselines: specs drawn as horizontal lines (random, uct, ...), each with its rating.
+        title: the plot's title.
+
+    Returns:
+        The path written.
+
+    Raises:
+        ValueError: naming the specs of ``points`` or ``baselines`` that were not rated.
+    """
+    index = {name: i for i, name in enumerate(ratings.names)}
+    unknown = [spec for spec, _ in points if spec not in index] + [
+        spec for spec in baselines if spec not in index
+    ]
+    if unknown:
+        raise ValueError(f"not among the rated agents: {unknown}")
+    ordered = sorted(points, key=lambda point: point[1])
+    steps = np.array([step for _, step in ordered], dtype=np.float64)
+    rows = np.array([index[spec] for spec, _ in ordered], dtype=np.intp)
+    elo = ratings.ratings[rows]
+    below, above = elo - ratings.lower[rows], ratings.upper[rows] - elo
+
+    import matplotlib
+
+    path = Path(path)
+    with _plot_file(path) as axes:
+        axes.errorbar(steps, elo, yerr=[below, above], fmt="o-", capsize=3, label="checkpoints")
+        colours = matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]
+        for number, spec in enumerate(baselines):
+            i = index[spec]
+            colour = colours[(number + 1) % len(colours)]
+            axes.axhline(ratings.ratings[i], color=colour, linestyle="--", linewidth=1)
+            if ratings.stderr[i] > 0:
+                axes.axhspan(ratings.lower[i], ratings.upper[i], color=colour, alpha=0.12)
+            axes.annotate(
+                f"{spec} ({ratings.ratings[i]:.0f})",
+                (0.01, ratings.ratings[i]),
+                xycoords=("axes fraction", "data"),
+                textcoords="offset points",
+                xytext=(0, 3),
+                color=colour,
+                fontsize=8,
+            )
+        level = f"{math.erf(ratings.z / math.sqrt(2.0)):.0%}"
+        axes.set_xlabel("training step (gradient steps)")
+        axes.set_ylabel(f"Elo ({ratings.names[ratings.anchor]} = 0), {level} intervals")
+        axes.set_title(title or "Elo against training step")
+        axes.grid(alpha=0.3)
+    return path
+
+
+@dataclasses.dataclass(frozen=True)
+class BaselineRow:
+    """One checkpoint's match against one baseline, from the checkpoint's side.
+
+    Attributes:
+        agent: the checkpoint agent's spec.
+        step: its training step (gradient steps).
+        baseline: the baseline's spec.
+        match: the match, agent a = the checkpoint agent.
+    """
+
+    agent: str
+    step: int
+    baseline: str
+    match: MatchResult
+
+
+def baseline_rows(
+    result: TournamentResult, curve: Sequence[tuple[str, int]], baselines: Sequence[str]
+) -> list[BaselineRow]:
+    """The matches between the ``curve`` agents and the ``baselines``, from the agents' side.
+
+    Args:
+        result: the tournament.
+        curve: (spec, training step) of each checkpoint agent.
+        baselines: the baselines' specs.
+
+    Returns:
+        One row per match played, by step then in the order of ``baselines``; pairs that did
+        not play (a gauntlet's other agents) are left out.
+    """
+    played = {(m.agent_a, m.agent_b): m for m in result.matches}
+    rows = []
+    for spec, step in sorted(curve, key=lambda point: point[1]):
+        for baseline in baselines:
+            match = played.get((spec, baseline))
+            if match is None and (baseline, spec) in played:
+                match = flip_result(played[(baseline, spec)])
+            if match is not None:
+                rows.append(BaselineRow(spec, int(step), baseline, match))
+    return rows
+
+
+def _checkpoint_label(spec: str) -> str:
+    """A checkpoint agent's file name (the spec itself for other agents)."""
+    path = checkpoint_file(spec)
+    return spec if path is None else Path(path).name
+
+
+def baseline_table(rows: Sequence[BaselineRow]) -> str:
+    """A text table: one line per checkpoint, one column per baseline.
+
+    Args:
+        rows: from `baseline_rows`.
+
+    Returns:
+        The table, without a final newline; each cell holds the checkpoint's wins / games,
+        win rate and 95% Wilson interval, or ``-`` where the pair did not play.
+    """
+    baselines = list(dict.fromkeys(row.baseline for row in rows))
+    agents = list(dict.fromkeys((row.agent, row.step) for row in rows))
+    cells = {(row.agent, row.baseline): row.match for row in rows}
+    width = max(len("checkpoint"), *(len(_checkpoint_label(a)) for a, _ in agents))
+    column = 24
+    lines = [
+        f"{'step':>7}  {'checkpoint':<{width}}  "
+        + "".join(f"{baseline:>{column}}" for baseline in baselines)
+    ]
+    for agent, step in agents:
+        text = []
+        for baseline in baselines:
+            match = cells.get((agent, baseline))
+            if match is None:
+                text.append(f"{'-':>{column}}")
+                continue
+            low, high = match.interval
+            cell = f"{match.wins}/{match.games} {match.win_rate:4.0%} [{low:.0%},{high:.0%}]"
+            text.append(f"{cell:>{column}}")
+        lines.append(f"{step:>7}  {_checkpoint_label(agent):<{width}}  " + "".join(text))
+    return "\n".join(lines)
+
+
+def write_baseline_csv(rows: Sequence[BaselineRow], path: str | Path) -> Path:
+    """Write one CSV line per (checkpoint, baseline) after a header.
+
+    Columns: step, agent, baseline, wins, games, win_rate, low, high (the 95% Wilson
+    interval of the win rate), the rates with four decimals.
+
+    Args:
+        rows: from `baseline_rows`.
+        path: the CSV file (overwritten).
+
+    Returns:
+        The path written.
+    """
+    path = Path(path)
+    with path.open("w", newline="", encoding="utf-8") as out:
+        writer = csv.writer(out)
+        writer.writerow(["step", "agent", "baseline", "wins", "games", "win_rate", "low", "high"])
+        for row in rows:
+            low, high = row.match.interval
+            writer.writerow(
+                [
+                    row.step,
+                    row.agent,
+                    row.baseline,
+                    row.match.wins,
+                    row.match.games,
+                    f"{row.match.win_rate:.4f}",
+                    f"{low:.4f}",
+                    f"{high:.4f}",
+                ]
+            )
+    return path
+
+
+def plot_win_rates(
+    rows: Sequence[BaselineRow], path: str | Path, *, title: str | None = None
+) -> Path:
+    """Win rate against training step, one line per baseline with its 95% Wilson band; a PNG.
+
+    Args:
+        rows: from `baseline_rows`.
+        path: the PNG to write.
+        title: the plot's title.
+
+    Returns:
+        The path written.
+    """
+    path = Path(path)
+    with _plot_file(path) as axes:
+        for baseline in dict.fromkeys(row.baseline for row in rows):
+            mine = [row for row in rows if row.baseline == baseline]
+            steps = np.array([row.step for row in mine], dtype=np.float64)
+            rates = np.array([row.match.win_rate for row in mine])
+            bands = np.array([row.match.interval for row in mine])
+            (line,) = axes.plot(steps, rates, "o-", label=f"vs {baseline}")
+            axes.fill_between(steps, bands[:, 0], bands[:, 1], color=line.get_color(), alpha=0.15)
+        axes.axhline(0.5, color="grey", linestyle=":", linewidth=1)
+        games = sorted({row.match.games for row in rows})
+        each = f"{games[0]}" if len(games) == 1 else f"{games[0]}-{games[-1]}"
+        axes.set_xlabel("training step (gradient steps)")
+        axes.set_ylabel(f"win rate ({each} games per point, 95% Wilson band)")
+        axes.set_ylim(-0.02, 1.02)
+        axes.set_title(title or "Win rate against the baselines")
+        axes.grid(alpha=0.3)
+        axes.legend(loc="lower right")
+    return path
+
+
+def write_tournament(
+    result: TournamentResult,
+    folder: str | Path,
+    *,
+    curve: Sequence[tuple[str, int]] = (),
+    baselines: Sequence[str] = (),
+) -> dict[str, Path]:
+    """Write the table (``ratings.txt``), ``ratings.csv``, ``ratings.json`` (with every match)
+    and, when ``curve`` gives (spec, step) points, ``elo_curve.png`` into ``folder``; when the
+    curve's agents also played ``baselines``, their win rates too (``winrates.txt``,
+    ``winrates.csv``, ``winrate_curve.png``).
+
+    Args:
+        result: the tournament.
+        folder: where to write (created if missing).
+        curve: (spec, training step) of each checkpoint agent to plot.
+        baselines: specs drawn as lines in the Elo plot, and the columns of the win rates.
+
+    Returns:
+        {"table": path, "csv": path, "json": path[, "plot": path][, "winrates": path,
+        "winrates_csv": path, "winrate_plot": path]}.
+    """
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    table = result.ratings.table()
+    paths = {
+        "table": folder / "ratings.txt",
+        "csv": result.ratings.write_csv(folder / "ratings.csv"),
+        "json": write_ratings_json(
+            result.ratings,
+            folder / "ratings.json",
+            side=result.side,
+            seed=result.seed,
+            num_games=result.num_games,
+            matches=[dataclasses.asdict(match) for match in result.matches],
+            curve=[{"agent": spec, "step": int(step)} for spec, step in curve],
+        ),
+    }
+    paths["table"].write_text(table + "\n", encoding="utf-8")
+    if curve:
+        paths["plot"] = plot_elo_curve(
+            result.ratings, curve, folder / "elo_curve.png", baselines=baselines
+        )
+    rows = baseline_rows(result, curve, baselines)
+    if rows:
+        paths["winrates"] = folder / "winrates.txt"
+        paths["winrates"].write_text(baseline_table(rows) + "\n", encoding="utf-8")
+        paths["winrates_csv"] = write_baseline_csv(rows, folder / "winrates.csv")
+        paths["winrate_plot"] = plot_win_rates(rows, folder / "winrate_curve.png")
+    return paths
