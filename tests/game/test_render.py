@@ -155,15 +155,3 @@ def test_import_does_not_load_matplotlib(module: str) -> None:
     code = f"import sys, {module}; print('matplotlib' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
-
-
-def test_old_import_path_of_the_moved_names() -> None:
-    # Transitional, until every importer names trapy_rl.game.draw or trapy_rl.game.geometry.
-    from trapy_rl.game import draw, geometry, render
-
-    assert render.draw_board is draw.draw_board and render.board_image is draw.board_image
-    assert render.save_board is draw.save_board and render.STONE_COLORS is draw.STONE_COLORS
-    assert render.cell_centers is geometry.cell_centers
-    assert render.hexagon_corners is geometry.hexagon_corners
-    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
-        render.nothing  # noqa: B018

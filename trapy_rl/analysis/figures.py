@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from trapy_rl.game.board import Board
-from trapy_rl.game.render import draw_board
+from trapy_rl.game.draw import draw_board
 
 __all__ = ["draw_opening_map", "draw_ranking", "ranking_text"]
 

@@ -16,7 +16,6 @@ Shapes: K cells. ``stones`` is [K] int (0 empty, 1 blue, 2 yellow).
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Iterable
 from typing import Any
 
@@ -169,24 +168,3 @@ def render_ascii(
         letters[anchor - len(column) + 1 : anchor + 1] = column
     lines.append("".join(letters).rstrip())
     return "\n".join(lines)
-
-
-# ---------------------------------------------------------------------- moved names
-# Transitional: the pictures moved to trapy_rl.game.draw and their geometry to
-# trapy_rl.game.geometry. The old import path resolves these names (lazily, so importing this
-# module still loads neither matplotlib nor the drawing code) until every importer uses the new
-# modules; then this block goes.
-_MOVED = {
-    "STONE_COLORS": "trapy_rl.game.draw",
-    "board_image": "trapy_rl.game.draw",
-    "draw_board": "trapy_rl.game.draw",
-    "save_board": "trapy_rl.game.draw",
-    "cell_centers": "trapy_rl.game.geometry",
-    "hexagon_corners": "trapy_rl.game.geometry",
-}
-
-
-def __getattr__(name: str) -> Any:
-    if name in _MOVED:
-        return getattr(importlib.import_module(_MOVED[name]), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
