@@ -41,7 +41,7 @@ LONG_RUN_CHECKPOINTS := [30,60,120,240,360,480,600,660]
 long-run: venv
 	$(VENV)/bin/trapy-train iterations=660 eval.every=60 checkpoint.every=30 checkpoint.keep=0 \
 		hydra.run.dir=$(LONG_RUN)
-	$(VENV)/bin/trapy-eval run=$(LONG_RUN) mode=baselines "baselines=[uct:1000,uct:5000]" \
+	$(VENV)/bin/trapy-eval run=$(LONG_RUN) mode=baselines "baselines=[random,uct:200,uct:1000,uct:5000]" \
 		"checkpoints=$(LONG_RUN_CHECKPOINTS)" games=40 openings=0 out=$(LONG_RUN)/strength
 	$(VENV)/bin/trapy-eval run=$(LONG_RUN) "checkpoints=$(LONG_RUN_CHECKPOINTS)" games=40 \
 		out=$(LONG_RUN)/elo

@@ -13,7 +13,7 @@ from hydra import compose, initialize_config_dir
 from hydra.errors import ConfigCompositionException
 
 from trapy_rl.eval.cli import CONFIG_DIR, evaluate
-from trapy_rl.nn import PolicyValueNet
+from trapy_rl.nn import NetConfig, PolicyValueNet
 from trapy_rl.train.checkpoint import write_run_checkpoint
 
 REPO = Path(__file__).resolve().parents[2]
@@ -30,10 +30,10 @@ def config(*overrides: str):
 
 def add_checkpoint(run: Path, iteration: int, *, side: int = 3) -> Path:
     torch.manual_seed(iteration)
-    net = PolicyValueNet(**TINY)
+    net = PolicyValueNet(NetConfig(**TINY))
     payload = {
         "side": side,
-        "model": {"config": net.config, "state": net.state_dict()},
+        "model": {"config": net.config.to_dict(), "state": net.state_dict()},
         "learner": {"step": 50 * iteration},
         "counters": {"iteration": iteration},
     }
@@ -43,8 +43,8 @@ def add_checkpoint(run: Path, iteration: int, *, side: int = 3) -> Path:
 def test_defaults_compose() -> None:
     cfg = config()
     assert cfg.agents == [] and cfg.games == 40 and cfg.side is None and cfg.seed == 0
-    assert cfg.run is None and cfg.mode == "round_robin" and cfg.uct_baseline == 200
-    assert cfg.openings == 1 and cfg.baselines == [] and cfg.checkpoints == []
+    assert cfg.run is None and cfg.mode == "round_robin" and cfg.num_simulations == 100
+    assert cfg.openings == 1 and cfg.baselines == ["random", "uct:200"] and cfg.checkpoints == []
 
 
 def test_typos_fail_naming_the_key() -> None:
@@ -58,6 +58,7 @@ def test_agents_end_to_end(tmp_path, capsys) -> None:
     checkpoint = add_checkpoint(tmp_path / "run", 1)
     cfg = config(
         f"agents=[random,uct:4,'net:{checkpoint},device=cpu']",
+        "baselines=[random]",
         "games=4",
         "side=3",
         f"out={tmp_path / 'out'}",
@@ -83,8 +84,8 @@ def test_run_rates_every_checkpoint_and_reuses_results(tmp_path) -> None:
     overrides = [
         f"run={run}",
         "games=2",
-        "simulations=2",
-        "uct_baseline=4",
+        "num_simulations=2",
+        "baselines=[random,uct:4]",
         "device=cpu",
         "progress=false",
     ]
@@ -117,10 +118,9 @@ def test_baselines_mode_tabulates_chosen_checkpoints(tmp_path) -> None:
             f"run={run}",
             "mode=baselines",
             "checkpoints=[1,3]",
-            "baselines=[uct:2]",
-            "uct_baseline=4",
+            "baselines=[random,uct:4,uct:2]",
             "games=2",
-            "simulations=2",
+            "num_simulations=2",
             "device=cpu",
             "progress=false",
             f"out={out}",
@@ -157,7 +157,7 @@ def test_baselines_mode_tabulates_chosen_checkpoints(tmp_path) -> None:
     [
         (["side=3"], "no agents"),
         (["agents=[random,uct:2]", "side=3", "checkpoints=[1]"], "give run=RUN_FOLDER"),
-        (["agents=[random,uct:2]", "side=3", "mode=baselines"], "needs baselines"),
+        (["agents=[random,uct:2]", "side=3", "mode=baselines", "baselines=[]"], "needs baselines"),
         (["agents=[random,uct:2]", "mode=swiss", "side=3"], "mode must be one of"),
         (["agents=[random,wizard]", "side=3"], "unknown agent spec 'wizard'"),
         (["agents=[random,uct:2]", "side=3", "games=0"], "num_games must be >= 1"),

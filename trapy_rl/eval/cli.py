@@ -4,8 +4,8 @@
     trapy-eval agents="['mcts:RUN:100,c_puct=2',random]"   # quote specs holding ',' or '='
     trapy-eval run=outputs/2026-01-01/12-00-00              # every checkpoint of a run
     trapy-eval run=outputs/RUN mode=gauntlet                # the newest checkpoint vs the rest
-    trapy-eval run=outputs/RUN mode=baselines baselines=[uct:1000] checkpoints=[30,60]
-                                      # chosen checkpoints vs random, uct:200 and uct:1000 only
+    trapy-eval run=outputs/RUN mode=baselines "baselines=[random,uct:1000]" checkpoints=[30,60]
+                                      # chosen checkpoints vs random and uct:1000 only
 
 The table is printed, and ``ratings.txt``, ``ratings.csv``, ``ratings.json`` (with every match)
 and, for a run, ``elo_curve.png`` (plus, where checkpoints played the baselines, their win
@@ -26,6 +26,8 @@ import hydra
 from hydra.core.config_store import ConfigStore
 from omegaconf import DictConfig
 
+from trapy_rl.agents.network import checkpoint_spec
+from trapy_rl.config import CONFIG_DIR
 from trapy_rl.eval.report import write_tournament
 from trapy_rl.eval.tournament import (
     MODES,
@@ -35,9 +37,8 @@ from trapy_rl.eval.tournament import (
     run_checkpoints,
 )
 
-__all__ = ["CONFIG_DIR", "EvalCommandConfig", "evaluate", "main"]
+__all__ = ["EvalCommandConfig", "evaluate", "main"]
 
-CONFIG_DIR = str(Path(__file__).resolve().parents[2] / "configs")
 DEFAULT_SIDE = 10
 
 
@@ -58,13 +59,12 @@ class EvalCommandConfig:
         mode: round_robin (every pair), gauntlet (``focus`` against each other agent) or
             baselines (with ``run``: each checkpoint against each baseline, nothing else).
         focus: the gauntlet's agent; null: the newest checkpoint of the run, else the first.
-        simulations: search per move of the run's checkpoints (``mcts:PATH:N``); 0 plays
+        num_simulations: search per move of the run's checkpoints (``mcts:PATH:N``); 0 plays
             their policy alone (``net:PATH``).
         device: where the run's nets play (auto, cpu, cuda).
-        random_baseline: with ``run``, add ``random`` (the Elo anchor).
-        uct_baseline: with ``run``, add ``uct:N`` with this many simulations; 0 for none.
-        baselines: with ``run``, further baseline specs (such as ``uct:5000``), drawn as
-            lines in the Elo plot and, in mode baselines, each checkpoint's opponents.
+        baselines: fixed opponents (agent specs); with ``run`` they are drawn as lines in the
+            Elo plot and, in mode baselines, are each checkpoint's opponents. ``random`` is
+            the Elo anchor.
         prior_games: virtual games per pair in the Elo fit (keeps perfect scores finite).
         cache: the JSON-lines match cache; null: ``<run>/eval_cache.jsonl`` for a run, else
             ``<out>/matches.jsonl``.
@@ -82,11 +82,9 @@ class EvalCommandConfig:
     checkpoints: list[int] = field(default_factory=list)
     mode: str = "round_robin"
     focus: str | None = None
-    simulations: int = 100
+    num_simulations: int = 100
     device: str = "auto"
-    random_baseline: bool = True
-    uct_baseline: int = 200
-    baselines: list[str] = field(default_factory=list)
+    baselines: list[str] = field(default_factory=lambda: ["random", "uct:200"])
     prior_games: float = 1.0
     cache: str | None = None
     out: str | None = None
@@ -95,16 +93,6 @@ class EvalCommandConfig:
 
 
 ConfigStore.instance().store(name="eval_schema", node=EvalCommandConfig)
-
-
-def _checkpoint_spec(path: Path, *, simulations: int, device: str) -> str:
-    text = str(path)
-    if "," in text:
-        raise ValueError(f"checkpoint path {text!r} contains ',', which agent specs cannot hold")
-    if simulations < 0:
-        raise ValueError(f"simulations must be >= 0, got {simulations}")
-    spec = f"mcts:{text}:{simulations}" if simulations > 0 else f"net:{text}"
-    return f"{spec},device={device}"
 
 
 def evaluate(cfg: DictConfig | EvalCommandConfig) -> TournamentResult:
@@ -127,10 +115,12 @@ def evaluate(cfg: DictConfig | EvalCommandConfig) -> TournamentResult:
     side = cfg.side
     focus = cfg.focus
     curve: list[tuple[str, int]] = []
-    baselines: list[str] = []
     cache = cfg.cache
+    if not cfg.agents and not cfg.run:
+        raise ValueError("no agents: give agents=[...] and/or run=RUN_FOLDER")
     if cfg.checkpoints and not cfg.run:
         raise ValueError("checkpoints=[...] picks checkpoints of a run: give run=RUN_FOLDER too")
+    baselines = list(dict.fromkeys(str(b) for b in cfg.baselines))
     if cfg.run:
         checkpoints = run_checkpoints(cfg.run)
         if cfg.checkpoints:
@@ -151,15 +141,11 @@ def evaluate(cfg: DictConfig | EvalCommandConfig) -> TournamentResult:
             raise ValueError(
                 f"side={side}, but the run {cfg.run} trains on side {sides[0]} (leave side unset)"
             )
-        if cfg.random_baseline:
-            baselines.append("random")
-        if cfg.uct_baseline > 0:
-            baselines.append(f"uct:{int(cfg.uct_baseline)}")
-        elif cfg.uct_baseline < 0:
-            raise ValueError(f"uct_baseline must be >= 0 simulations, got {cfg.uct_baseline}")
-        baselines += [str(b) for b in cfg.baselines if str(b) not in baselines]
         curve = [
-            (_checkpoint_spec(c.path, simulations=cfg.simulations, device=cfg.device), c.step)
+            (
+                checkpoint_spec(c.path, num_simulations=cfg.num_simulations, device=cfg.device),
+                c.step,
+            )
             for c in checkpoints
         ]
         specs = [*baselines, *(s for s in specs if s not in baselines), *(s for s, _ in curve)]
@@ -168,12 +154,9 @@ def evaluate(cfg: DictConfig | EvalCommandConfig) -> TournamentResult:
         if cache is None:
             cache = str(Path(cfg.run) / "eval_cache.jsonl")
     else:
-        baselines = [str(b) for b in cfg.baselines]
         specs = [*baselines, *(s for s in specs if s not in baselines)]
     if side is None:
         side = DEFAULT_SIDE
-    if not specs:
-        raise ValueError("no agents: give agents=[...] and/or run=RUN_FOLDER")
 
     out = Path(cfg.out) if cfg.out else Path(_hydra_output_dir())
     if cache is None:
