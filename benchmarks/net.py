@@ -1,4 +1,4 @@
-"""Network throughput: positions per second through `Evaluator.evaluate_planes`.
+"""Network throughput: positions per second through `NetEvaluator.evaluate_planes`.
 
 The ``small`` preset (configs/model/small.yaml) on the side-10 board at batch 1, 64 and 256, in
 fp32 and in bf16 autocast, and the ratio bf16/fp32 at each batch size. The two precisions are
@@ -24,7 +24,7 @@ import yaml
 from trapy_rl.game.batch import BatchGame
 from trapy_rl.game.planes import encode_planes
 from trapy_rl.game.sampling import random_legal_actions
-from trapy_rl.nn import Evaluator, PolicyValueNet, bf16_supported
+from trapy_rl.nn import NetConfig, NetEvaluator, PolicyValueNet, bf16_supported
 from trapy_rl.nn.device import cpu_bf16_flags
 
 PRESETS = Path(__file__).resolve().parents[1] / "configs" / "model"
@@ -69,7 +69,7 @@ def run(quick: bool) -> list[dict]:
     config = load_preset("small")
     shape = f"{config['channels']}x{config['blocks']}"
     torch.manual_seed(0)
-    net = PolicyValueNet(**config)
+    net = PolicyValueNet(NetConfig(**config))
     planes, legal = positions(256)
     native = bf16_supported("cpu")
     bf16_note = (
@@ -77,10 +77,10 @@ def run(quick: bool) -> list[dict]:
         if native
         else "no avx512_bf16/AMX: emulated bf16"
     )
-    fp32 = Evaluator(net, device="cpu")
+    fp32 = NetEvaluator(net, device="cpu")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        bf16 = Evaluator(net, device="cpu", bf16=True)
+        bf16 = NetEvaluator(net, device="cpu", bf16=True)
     for n in (1, 64, 256):
         repeats = (10 if n == 1 else 3) if quick else (50 if n == 1 else 9)
         seconds = time_alternating(
@@ -123,7 +123,9 @@ def run_presets(planes: np.ndarray, legal: np.ndarray) -> list[dict]:
         config = load_preset(preset)
         torch.manual_seed(0)
         shape = f"{config['channels']}x{config['blocks']}"
-        evaluators[f"{preset} {shape}"] = Evaluator(PolicyValueNet(**config), device="cpu")
+        evaluators[f"{preset} {shape}"] = NetEvaluator(
+            PolicyValueNet(NetConfig(**config)), device="cpu"
+        )
     seconds = time_alternating(
         {name: lambda e=e: e.evaluate_planes(planes, legal) for name, e in evaluators.items()},
         repeats=7,
@@ -142,12 +144,12 @@ def run_cuda(quick: bool) -> list[dict]:
     config = load_preset("large")
     shape = f"{config['channels']}x{config['blocks']}"
     torch.manual_seed(0)
-    net = PolicyValueNet(**config)
+    net = PolicyValueNet(NetConfig(**config))
     planes, legal = positions(1024)
     evaluators = {
-        "fp32": Evaluator(net, device="cuda"),
-        "bf16": Evaluator(net, device="cuda", bf16=True),
-        "fp16": Evaluator(net, device="cuda", fp16=True),
+        "fp32": NetEvaluator(net, device="cuda"),
+        "bf16": NetEvaluator(net, device="cuda", bf16=True),
+        "fp16": NetEvaluator(net, device="cuda", fp16=True),
     }
     name = torch.cuda.get_device_name()
     for n in (256, 1024):

@@ -24,7 +24,7 @@ import numpy as np
 
 from trapy_rl.game import BatchGame, Board
 from trapy_rl.game.sampling import random_legal_actions
-from trapy_rl.mcts import MCTS, Evaluator, select_actions
+from trapy_rl.mcts import MCTS, Evaluator, SearchSettings, select_actions
 
 NUM_SIMULATIONS = 64
 ROOT = Path(__file__).resolve().parents[1]
@@ -46,7 +46,7 @@ def _rates(search: MCTS, batch: BatchGame, repeats: int) -> tuple[float, float]:
     """Median (wall, CPU) simulations per second of fresh-tree searches."""
     search.reset()
     search.search(batch)  # warm-up: allocation, caches
-    sims = batch.num_games * search.num_simulations
+    sims = batch.num_games * search.settings.num_simulations
     wall, cpu = [], []
     for _ in range(repeats):
         search.reset()
@@ -73,7 +73,7 @@ def _reuse_rate(search: MCTS, batch: BatchGame, moves: int) -> float:
         actions[live] = select_actions(result.visit_counts, 1.0, rng)
         search.advance(actions)
         batch.step(np.maximum(actions, 0))
-        sims += live.size * search.num_simulations
+        sims += live.size * search.settings.num_simulations
     return sims / (time.perf_counter() - start)
 
 
@@ -90,7 +90,12 @@ def search_rows(
     rows = []
     for num_games in batch_sizes:
         batch = opening_positions(num_games, seed=num_games)
-        search = MCTS(evaluator, batch.board, num_games=num_games, num_simulations=num_simulations)
+        search = MCTS(
+            evaluator,
+            batch.board,
+            num_games=num_games,
+            settings=SearchSettings(num_simulations=num_simulations),
+        )
         repeats = (3 if quick else 7) * max(1, 64 // num_games)
         wall, cpu = _rates(search, batch, repeats)
         note = f"{num_simulations} sims/move, side 10, {PLIES} plies in; CPU-time rate {cpu:,.0f}"
@@ -105,7 +110,12 @@ def search_rows(
     if reuse:
         num_games = max(batch_sizes)
         batch = opening_positions(num_games, seed=num_games)
-        search = MCTS(evaluator, batch.board, num_games=num_games, num_simulations=num_simulations)
+        search = MCTS(
+            evaluator,
+            batch.board,
+            num_games=num_games,
+            settings=SearchSettings(num_simulations=num_simulations),
+        )
         rates = [_reuse_rate(search, batch, 4 if quick else 8) for _ in range(1 if quick else 3)]
         rows.append(
             {
@@ -141,17 +151,21 @@ def default_net_rows(*, quick: bool, num_games: int = 256) -> list[dict]:
     import torch
     import yaml
 
-    from trapy_rl.nn import Evaluator as NetEvaluator
-    from trapy_rl.nn import PolicyValueNet
+    from trapy_rl.nn import NetConfig, NetEvaluator, PolicyValueNet
 
     model = yaml.safe_load((ROOT / "configs" / "model" / "small.yaml").read_text())
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # as training runs it (threads: 1 in configs/train.yaml)
     try:
         torch.manual_seed(0)
-        timed = _TimedEvaluator(NetEvaluator(PolicyValueNet(**model), device="cpu"))
+        timed = _TimedEvaluator(NetEvaluator(PolicyValueNet(NetConfig(**model)), device="cpu"))
         batch = opening_positions(num_games, seed=num_games)
-        search = MCTS(timed, batch.board, num_games=num_games, num_simulations=NUM_SIMULATIONS)
+        search = MCTS(
+            timed,
+            batch.board,
+            num_games=num_games,
+            settings=SearchSettings(num_simulations=NUM_SIMULATIONS),
+        )
         search.search(batch)  # warm-up
         totals, outside = [], []
         for _ in range(1 if quick else 3):

@@ -9,35 +9,35 @@ simulations per move is simulations/s. The torch thread count is the configurati
 from __future__ import annotations
 
 import statistics
-from pathlib import Path
 
 import torch
 
 from trapy_rl.game.board import Board
-from trapy_rl.nn import Evaluator, PolicyValueNet
+from trapy_rl.nn import NetEvaluator, PolicyValueNet
 from trapy_rl.train.selfplay import SelfPlay
-from trapy_rl.train.workers import selfplay_options
-
-CONFIG_DIR = Path(__file__).resolve().parents[1] / "configs"
+from trapy_rl.train.settings import TrainConfig
 
 
-def default_config(overrides: list[str] | None = None) -> dict:
-    """The composed default training configuration, as plain dicts."""
+def default_config(overrides: list[str] | None = None) -> TrainConfig:
+    """The composed default training configuration."""
     from hydra import compose, initialize_config_dir
-    from omegaconf import OmegaConf
 
-    import trapy_rl.config  # noqa: F401  (stores the schemas)
+    from trapy_rl.config import CONFIG_DIR, train_config
 
-    with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
-        cfg = compose(config_name="train", overrides=overrides or [])
-    return OmegaConf.to_container(cfg, resolve=True)
+    with initialize_config_dir(config_dir=CONFIG_DIR, version_base="1.3"):
+        return train_config(compose(config_name="train", overrides=overrides or []))
 
 
-def _moves_per_second(config: dict, side: int, moves: int, repeats: int) -> float:
+def _moves_per_second(config: TrainConfig, side: int, moves: int, repeats: int) -> float:
     torch.manual_seed(0)
-    net = PolicyValueNet(**config["model"])
-    options = {**selfplay_options(config), "seed": 0}
-    selfplay = SelfPlay(Evaluator(net, device="cpu"), Board(side), **options)
+    net = PolicyValueNet(config.model)
+    selfplay = SelfPlay(
+        NetEvaluator(net, device="cpu"),
+        Board(side),
+        search=config.mcts,
+        settings=config.selfplay,
+        seed=0,
+    )
     selfplay.play(1, seed=0)  # warm-up: allocations, caches
     rates = [selfplay.play(moves, seed=1 + r).stats.moves_per_s for r in range(repeats)]
     return statistics.median(rates)
@@ -46,18 +46,18 @@ def _moves_per_second(config: dict, side: int, moves: int, repeats: int) -> floa
 def run(quick: bool) -> list[dict]:
     config = default_config()
     threads = torch.get_num_threads()
-    if config["threads"] > 0:
-        torch.set_num_threads(config["threads"])
+    if config.threads > 0:
+        torch.set_num_threads(config.threads)
     moves, repeats = (2, 1) if quick else (8, 3)
-    sims = config["mcts"]["num_simulations"]
-    games = config["selfplay"]["num_games"]
+    sims = config.mcts.num_simulations
+    games = config.selfplay.num_games
     rows = []
     try:
-        for side in sorted({10, config["side"]}, reverse=True):
+        for side in sorted({10, config.side}, reverse=True):
             rate = _moves_per_second(config, side, moves, repeats)
             note = (
                 f"default config: {games} games, {sims} simulations, "
-                f"net {config['model']}, {torch.get_num_threads()} torch threads"
+                f"net {config.model.to_dict()}, {torch.get_num_threads()} torch threads"
             )
             rows.append(
                 {"name": f"self-play side {side}", "value": rate, "unit": "moves/s", "note": note}

@@ -7,7 +7,10 @@ from hydra import compose, initialize_config_dir
 from hydra.errors import ConfigCompositionException
 from omegaconf import OmegaConf
 
-from trapy_rl.config import TrainConfig
+from trapy_rl.config import train_config
+from trapy_rl.mcts import SearchSettings
+from trapy_rl.nn import NetConfig
+from trapy_rl.train.settings import TrainConfig
 
 CONFIG_DIR = Path(__file__).resolve().parents[1] / "configs"
 GROUPS = sorted(p.name for p in CONFIG_DIR.iterdir() if p.is_dir())
@@ -24,17 +27,23 @@ def test_every_group_has_options():
     assert all(any(g == group for g, _ in OPTIONS) for group in GROUPS)
 
 
-def test_the_default_composes_to_the_schema():
-    cfg = compose_train([])
-    run = OmegaConf.to_object(cfg)
-    assert isinstance(run, TrainConfig)
-    assert run.model and run.mcts.num_simulations >= 1 and run.resume is None
+def test_the_yaml_defaults_are_the_dataclass_defaults():
+    """One default per setting: the composed default config is exactly ``TrainConfig()``."""
+    assert train_config(compose_train([])) == TrainConfig()
+
+
+def test_the_default_model_and_search_files_are_the_library_defaults():
+    """``model: small`` is NetConfig(); ``mcts/default.yaml`` differs from SearchSettings()
+    in the simulations only (self-play searches less than an agent)."""
+    assert NetConfig.from_dict(OmegaConf.load(CONFIG_DIR / "model" / "small.yaml")) == NetConfig()
+    search = OmegaConf.to_container(OmegaConf.load(CONFIG_DIR / "mcts" / "default.yaml"))
+    assert SearchSettings(**search) == SearchSettings().replace(num_simulations=32)
 
 
 @pytest.mark.parametrize(("group", "option"), OPTIONS)
 def test_every_option_composes(group, option):
     cfg = compose_train([f"{group}={option}"])
-    run = OmegaConf.to_object(cfg)
+    run = train_config(cfg)
     assert isinstance(run, TrainConfig)
     if group in ("mcts", "selfplay", "optim", "logger"):
         text = (CONFIG_DIR / group / f"{option}.yaml").read_text()
@@ -74,3 +83,18 @@ def test_overrides_reach_the_config():
     # command-line values win over every file; the preset still sets what they leave alone
     assert cfg.side == 6 and cfg.mcts.num_simulations == 3 and cfg.optim.name == "sgd"
     assert cfg.iterations == 3 and cfg.model.channels == 16
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        ("selfplay.resign_threshold=5", r"selfplay\.resign_threshold must be < 1"),
+        ("replay.min_size=50000", r"replay\.min_size must be between 0 and capacity"),
+        ("seed=-1", r"seed must be >= 0"),
+        ("mcts.c_puct=0", r"mcts\.c_puct must be finite and > 0"),
+        ("model.channels=0", r"model\.channels must be an integer >= 1"),
+    ],
+)
+def test_a_bad_value_is_refused_naming_the_key(override, message):
+    with pytest.raises(ValueError, match=message):
+        train_config(compose_train([override]))

@@ -327,16 +327,18 @@ def test_network_agents_over_gtp(tmp_path) -> None:
     """A checkpoint's net plays legal moves and refuses board sizes it was not trained on."""
     import torch
 
-    from trapy_rl.nn import PolicyValueNet
+    from trapy_rl.nn import NetConfig, PolicyValueNet
     from trapy_rl.train.checkpoint import save_checkpoint
 
     torch.manual_seed(0)
-    net = PolicyValueNet(channels=16, blocks=2, policy_channels=16, value_hidden=32, swap_hidden=16)
+    net = PolicyValueNet(
+        NetConfig(channels=16, blocks=2, policy_channels=16, value_hidden=32, swap_hidden=16)
+    )
     path = save_checkpoint(
         tmp_path / "net.pt",
         {
             "side": 3,
-            "model": {"config": net.config, "state": net.state_dict()},
+            "model": {"config": net.config.to_dict(), "state": net.state_dict()},
             "learner": {"step": 0},
             "counters": {"iteration": 0},
         },

@@ -51,10 +51,14 @@ def test_builtin_kinds() -> None:
 
     uct = parse_agent("uct:1000", board=BOARD, seed=0)
     assert isinstance(uct, RolloutMCTSAgent)
-    assert uct.num_simulations == 1000 and uct.name == "uct:1000"
+    assert uct.settings.num_simulations == 1000 and uct.name == "uct:1000"
     tuned = parse_agent("uct:200,c_puct=2,num_rollouts=4", board=BOARD)
-    assert (tuned.num_simulations, tuned.c_puct, tuned.evaluator.num_rollouts) == (200, 2.0, 4)
-    assert parse_agent("uct", board=BOARD).num_simulations == 1000
+    assert (
+        tuned.settings.num_simulations,
+        tuned.settings.c_puct,
+        tuned.evaluator.num_rollouts,
+    ) == (200, 2.0, 4)
+    assert parse_agent("uct", board=BOARD).settings.num_simulations == 1000
     assert set(known_agent_kinds()) >= {"random", "uct"}
 
 

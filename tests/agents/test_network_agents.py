@@ -11,7 +11,7 @@ from trapy_rl.agents.network import checkpoint_file
 from trapy_rl.eval import play_match
 from trapy_rl.game import BatchGame, Board
 from trapy_rl.game.sampling import random_legal_actions
-from trapy_rl.nn import PolicyValueNet
+from trapy_rl.nn import NetConfig, PolicyValueNet
 from trapy_rl.train.checkpoint import CheckpointError, save_checkpoint, write_run_checkpoint
 
 TINY = dict(channels=16, blocks=2, policy_channels=16, value_hidden=32, swap_hidden=16)
@@ -23,10 +23,10 @@ pytestmark = pytest.mark.usefixtures("one_torch_thread")
 def write_checkpoint(path, *, side: int = 3, seed: int = 0, step: int = 0):
     """A checkpoint of an untrained tiny net, written with the checkpoint module's writer."""
     torch.manual_seed(seed)
-    net = PolicyValueNet(**TINY)
+    net = PolicyValueNet(NetConfig(**TINY))
     payload = {
         "side": side,
-        "model": {"config": net.config, "state": net.state_dict()},
+        "model": {"config": net.config.to_dict(), "state": net.state_dict()},
         "learner": {"step": step},
         "counters": {"iteration": step},
     }
@@ -75,11 +75,11 @@ def test_run_folder_and_latest(tmp_path) -> None:
     board = Board(3)
     folder = tmp_path / "run" / "checkpoints"
     torch.manual_seed(0)
-    net = PolicyValueNet(**TINY)
-    payload = {"side": 3, "model": {"config": net.config, "state": net.state_dict()}}
+    net = PolicyValueNet(NetConfig(**TINY))
+    payload = {"side": 3, "model": {"config": net.config.to_dict(), "state": net.state_dict()}}
     write_run_checkpoint(folder, 1, payload)
     agent = parse_agent(f"mcts:{tmp_path / 'run'}:4", board=board)
-    assert isinstance(agent, NetworkMCTSAgent) and agent.num_simulations == 4
+    assert isinstance(agent, NetworkMCTSAgent) and agent.settings.num_simulations == 4
     assert agent.checkpoint_path == folder / "latest.pt"
     assert checkpoint_file(f"net:{tmp_path / 'run'}") == folder / "latest.pt"
     assert checkpoint_file("uct:10") is None

@@ -11,6 +11,7 @@ from trapy_rl.agents import RandomAgent, RolloutEvaluator, RolloutMCTSAgent
 from trapy_rl.eval import play_match
 from trapy_rl.game import BLUE, EMPTY, YELLOW, BatchGame, Board, find_winner
 from trapy_rl.game.sampling import random_legal_actions
+from trapy_rl.mcts import SearchSettings
 
 
 def exact_fill_value(stones: np.ndarray, to_move: int, board: Board) -> float:
@@ -115,7 +116,7 @@ def test_bad_arguments() -> None:
     with pytest.raises(ValueError, match="num_rollouts"):
         RolloutEvaluator(0)
     with pytest.raises(ValueError, match="num_simulations"):
-        RolloutMCTSAgent(0)
+        RolloutMCTSAgent(SearchSettings(num_simulations=0))
 
 
 def test_search_finds_the_winning_move() -> None:
@@ -130,7 +131,7 @@ def test_search_finds_the_winning_move() -> None:
     assert len(has_win) >= 5
     games = np.array(has_win)
     before = batch.copy()
-    actions = RolloutMCTSAgent(200, seed=7).act(batch, games)
+    actions = RolloutMCTSAgent(SearchSettings(num_simulations=200), seed=7).act(batch, games)
     np.testing.assert_array_equal(batch.history, before.history)  # batch untouched
     assert all(_wins(batch, g, int(a)) for g, a in zip(games, actions, strict=True))
 
@@ -138,6 +139,10 @@ def test_search_finds_the_winning_move() -> None:
 def test_uct_beats_random() -> None:
     board = Board(4)
     result = play_match(
-        RolloutMCTSAgent(50, seed=8), RandomAgent(seed=9), num_games=40, board=board, seed=8
+        RolloutMCTSAgent(SearchSettings(num_simulations=50), seed=8),
+        RandomAgent(seed=9),
+        num_games=40,
+        board=board,
+        seed=8,
     )
     assert result.wins >= 36, str(result)

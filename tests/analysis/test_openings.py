@@ -25,7 +25,8 @@ from trapy_rl.analysis import (
 )
 from trapy_rl.game import BatchGame, Board
 from trapy_rl.game.state import BLUE, YELLOW
-from trapy_rl.nn import Evaluator, PolicyValueNet
+from trapy_rl.mcts import SearchSettings
+from trapy_rl.nn import NetConfig, NetEvaluator, PolicyValueNet
 
 
 # ---------------------------------------------------------------------- the positions
@@ -57,7 +58,9 @@ def test_the_swapped_position_is_the_lone_stone_with_colours_exchanged():
 def test_search_agrees_with_the_exact_values_on_side_2():
     board = Board(2)
     exact = exact_stone_values(board)
-    v = search_values(RolloutEvaluator(4, seed=0), board, num_simulations=400)
+    v = search_values(
+        RolloutEvaluator(4, seed=0), board, settings=SearchSettings(num_simulations=400)
+    )
     np.testing.assert_array_equal(v > 0.5, exact > 0.5)
     assert np.abs(v - exact).max() < 0.1
 
@@ -66,7 +69,9 @@ def test_search_agrees_with_the_exact_values_on_side_2():
 def test_search_agrees_with_the_exact_values_on_side_3():
     board = Board(3)
     exact = exact_stone_values(board)  # about 15 s of brute force
-    v = search_values(RolloutEvaluator(16, seed=0), board, num_simulations=20000)
+    v = search_values(
+        RolloutEvaluator(16, seed=0), board, settings=SearchSettings(num_simulations=20000)
+    )
     np.testing.assert_array_equal(v > 0.5, exact > 0.5)
 
 
@@ -96,8 +101,10 @@ def test_net_values_turn_the_movers_value_into_the_stone_value_in_one_call():
 def test_mirror_averaged_net_values_agree_on_mirror_cells():
     torch.manual_seed(0)
     board = Board(4)
-    net = PolicyValueNet(channels=8, blocks=1, policy_channels=4, value_hidden=8, swap_hidden=4)
-    evaluator = Evaluator(net, device="cpu")
+    net = PolicyValueNet(
+        NetConfig(channels=8, blocks=1, policy_channels=4, value_hidden=8, swap_hidden=4)
+    )
+    evaluator = NetEvaluator(net, device="cpu")
     plain = net_values(evaluator, board)
     v = net_values(evaluator, board, mirror=True)
     np.testing.assert_array_equal(v, v[board.mirror_cells])
@@ -211,7 +218,7 @@ def test_count_estimators_carry_wilson_intervals():
     [
         ({"estimator": "nett"}, "estimator must be one of"),
         ({"estimator": "net"}, "needs a checkpoint"),
-        ({"simulations": 0}, "simulations must be"),
+        ({"search": "many"}, "search must be"),
         ({"estimator": "playout", "agent": "random,x"}, "not of the form key=value"),
         ({"side": 1}, "board side"),
     ],
@@ -240,7 +247,13 @@ class CountingRolloutEvaluator(RolloutEvaluator):
 
 def test_cache_hits_return_the_same_values_without_recomputing(tmp_path, monkeypatch):
     monkeypatch.setattr(openings, "RolloutEvaluator", CountingRolloutEvaluator)
-    settings = dict(side=3, estimator="search", simulations=30, rollouts=2, cache_dir=tmp_path)
+    settings = dict(
+        side=3,
+        estimator="search",
+        search=SearchSettings(num_simulations=30),
+        rollouts=2,
+        cache_dir=tmp_path,
+    )
     first = estimate_openings(**settings)
     calls = CountingRolloutEvaluator.calls
     assert calls > 0 and not first.attrs["cached"]
@@ -271,10 +284,12 @@ def write_checkpoint(path, *, side: int, seed: int):
     from trapy_rl.train.checkpoint import save_checkpoint
 
     torch.manual_seed(seed)
-    net = PolicyValueNet(channels=8, blocks=1, policy_channels=4, value_hidden=8, swap_hidden=4)
+    net = PolicyValueNet(
+        NetConfig(channels=8, blocks=1, policy_channels=4, value_hidden=8, swap_hidden=4)
+    )
     payload = {
         "side": side,
-        "model": {"config": net.config, "state": net.state_dict()},
+        "model": {"config": net.config.to_dict(), "state": net.state_dict()},
         "learner": {"step": 0},
         "counters": {"iteration": 0},
     }
@@ -287,7 +302,9 @@ def test_checkpoint_estimators_key_the_cache_on_the_files_content(tmp_path):
     net = estimate_openings(estimator="net", **settings)
     np.testing.assert_array_equal(net["v"], net["v"].to_numpy()[Board(3).mirror_cells])
     assert estimate_openings(estimator="net", **settings).attrs["cached"]
-    search = estimate_openings(estimator="search", simulations=8, **settings)
+    search = estimate_openings(
+        estimator="search", search=SearchSettings(num_simulations=8), **settings
+    )
     assert "rollouts" not in search.attrs["key"] and "checkpoint" in search.attrs["key"]
     write_checkpoint(path, side=3, seed=1)  # other weights under the same name
     again = estimate_openings(estimator="net", **settings)

@@ -36,7 +36,13 @@ def test_typos_fail_naming_the_key(override):
 
 def test_run_writes_the_csv_pictures_and_summary(tmp_path, capsys):
     cfg = compose_openings(
-        ["side=3", "estimator=search", "simulations=40", "rollouts=2", f"cache_dir={tmp_path}/c"]
+        [
+            "side=3",
+            "estimator=search",
+            "search.num_simulations=40",
+            "rollouts=2",
+            f"cache_dir={tmp_path}/c",
+        ]
     )
     paths = run(cfg, tmp_path / "out")
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [

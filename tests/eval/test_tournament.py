@@ -17,7 +17,7 @@ from trapy_rl.eval.cache import ResultCache, flip_result
 from trapy_rl.eval.report import baseline_rows, write_tournament
 from trapy_rl.eval.tournament import pairings, play_tournament, run_checkpoints
 from trapy_rl.game import Board
-from trapy_rl.nn import PolicyValueNet
+from trapy_rl.nn import NetConfig, PolicyValueNet
 from trapy_rl.train.checkpoint import CheckpointError, save_checkpoint, write_run_checkpoint
 
 TINY = dict(channels=16, blocks=2, policy_channels=16, value_hidden=32, swap_hidden=16)
@@ -26,9 +26,9 @@ TINY = dict(channels=16, blocks=2, policy_channels=16, value_hidden=32, swap_hid
 def write_checkpoint(path: Path, *, side: int, seed: int = 0) -> Path:
     """A checkpoint of an untrained tiny net, written with the checkpoint module's writer."""
     torch.manual_seed(seed)
-    net = PolicyValueNet(**TINY)
+    net = PolicyValueNet(NetConfig(**TINY))
     return save_checkpoint(
-        path, {"side": side, "model": {"config": net.config, "state": net.state_dict()}}
+        path, {"side": side, "model": {"config": net.config.to_dict(), "state": net.state_dict()}}
     )
 
 
@@ -204,10 +204,10 @@ def test_run_checkpoints_and_outputs(tmp_path) -> None:
     folder = tmp_path / "run" / "checkpoints"
     for iteration in (2, 10, 4):
         torch.manual_seed(iteration)
-        net = PolicyValueNet(**TINY)
+        net = PolicyValueNet(NetConfig(**TINY))
         payload = {
             "side": 3,
-            "model": {"config": net.config, "state": net.state_dict()},
+            "model": {"config": net.config.to_dict(), "state": net.state_dict()},
             "learner": {"step": 100 * iteration},
             "counters": {"iteration": iteration},
         }

@@ -7,7 +7,7 @@ import pytest
 from mcts_helpers import HashEvaluator, UniformTestEvaluator, random_positions
 
 from trapy_rl.game import BatchGame, Board, GameState
-from trapy_rl.mcts import MCTS, ReferenceSearch, Tree
+from trapy_rl.mcts import MCTS, ReferenceSearch, SearchSettings, Tree
 
 
 def check_tree(tree: Tree, game: int) -> None:
@@ -43,7 +43,9 @@ def check_tree(tree: Tree, game: int) -> None:
 def test_advance_keeps_the_chosen_childs_statistics():
     board = Board(4)
     batch = random_positions(board, [2, 5, 7], seed=11)
-    search = MCTS(HashEvaluator(board), board, num_games=3, num_simulations=80)
+    search = MCTS(
+        HashEvaluator(board), board, num_games=3, settings=SearchSettings(num_simulations=80)
+    )
     result = search.search(batch)
     actions = result.visit_counts.argmax(axis=1)
     tree = search.tree
@@ -71,7 +73,9 @@ def test_reuse_over_a_game_equals_the_reference():
     batch = random_positions(board, [0, 1, 4], seed=2)
     evaluator = HashEvaluator(board, seed=4)
     # A small first capacity makes the trees grow on the way.
-    search = MCTS(evaluator, board, num_games=3, num_simulations=25, capacity=8)
+    search = MCTS(
+        evaluator, board, num_games=3, settings=SearchSettings(num_simulations=25), capacity=8
+    )
     references = [ReferenceSearch(evaluator) for _ in range(3)]
     states = [batch.to_state(game) for game in range(3)]
     for move in range(6):
@@ -103,7 +107,9 @@ def test_advance_to_an_unexpanded_or_terminal_child_empties_the_tree():
         ["a1", "f2", "b1", "b2", "c1", "c2", "d1", "b3", "e1", "c3", "f1", "a4"], board
     )
     batch = BatchGame.from_states([state, state])
-    search = MCTS(UniformTestEvaluator(), board, num_games=2, num_simulations=12)
+    search = MCTS(
+        UniformTestEvaluator(), board, num_games=2, settings=SearchSettings(num_simulations=12)
+    )
     result = search.search(batch)
     win = board.parse_action("g1")
     assert result.visit_counts[0, win] > 0
@@ -115,14 +121,18 @@ def test_advance_to_an_unexpanded_or_terminal_child_empties_the_tree():
 def test_advance_minus_one_keeps_and_reset_forgets():
     board = Board(4)
     batch = random_positions(board, [3, 4], seed=5)
-    search = MCTS(HashEvaluator(board), board, num_games=2, num_simulations=20)
+    search = MCTS(
+        HashEvaluator(board), board, num_games=2, settings=SearchSettings(num_simulations=20)
+    )
     search.search(batch)
     kept = search.tree.num_nodes.copy()
     search.advance(np.array([-1, -1]))
     np.testing.assert_array_equal(search.tree.num_nodes, kept)
     search.reset(np.array([1]))
     assert search.tree.num_nodes[0] == kept[0] and search.tree.num_nodes[1] == 0
-    fresh = MCTS(HashEvaluator(board), board, num_games=2, num_simulations=20)
+    fresh = MCTS(
+        HashEvaluator(board), board, num_games=2, settings=SearchSettings(num_simulations=20)
+    )
     np.testing.assert_array_equal(
         search.search(batch, games=np.array([1])).visit_counts[0],
         fresh.search(batch).visit_counts[1],
@@ -136,8 +146,18 @@ def test_advancing_trees_of_different_sizes_together_equals_one_at_a_time():
     board = Board(5)
     num_games = 8
     rng = np.random.default_rng(0)  # this seed failed before the fix (stale slot indices)
-    together = MCTS(HashEvaluator(board), board, num_games=num_games, num_simulations=40)
-    alone = MCTS(HashEvaluator(board), board, num_games=num_games, num_simulations=40)
+    together = MCTS(
+        HashEvaluator(board),
+        board,
+        num_games=num_games,
+        settings=SearchSettings(num_simulations=40),
+    )
+    alone = MCTS(
+        HashEvaluator(board),
+        board,
+        num_games=num_games,
+        settings=SearchSettings(num_simulations=40),
+    )
     batch = BatchGame(num_games, board)
     for _ in range(40):
         sims = int(rng.choice([1, 3, 30, 300]))  # trees of very different sizes

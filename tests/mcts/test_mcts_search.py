@@ -15,7 +15,7 @@ from mcts_helpers import (
 )
 
 from trapy_rl.game import BatchGame, Board, GameState
-from trapy_rl.mcts import MCTS, ReferenceSearch
+from trapy_rl.mcts import MCTS, ReferenceSearch, SearchSettings
 
 # Side 4, blue's row a1..f1 touches bottom-left, bottom-right and left; yellow holds f2, so g1
 # (the right region) is blue's only winning cell.
@@ -54,7 +54,9 @@ def test_bandit_tiny_case_by_hand():
     #  7: unvisited 0.661+0.5 > c1 1.032 -> a2 (the lowest unvisited)
     board = Board(2)
     w = np.array([0.1, -0.2, 0.9, 0.3, -0.5, 0.0], dtype=np.float32)
-    search = MCTS(BanditEvaluator(0, w), board, num_games=1, num_simulations=7)
+    search = MCTS(
+        BanditEvaluator(0, w), board, num_games=1, settings=SearchSettings(num_simulations=7)
+    )
     result = search.search(BatchGame(1, board))
     np.testing.assert_array_equal(result.visit_counts[0], [1, 1, 4, 1, 0, 0])
     assert result.root_values[0] == pytest.approx((0.1 - 0.2 + 4 * 0.9 + 0.3) / 8)
@@ -69,7 +71,7 @@ def test_bandit_matches_the_puct_formula(uniform_prior):
     w = rng.uniform(-0.9, 0.9, board.num_actions).astype(np.float32)
     root_logits = None if uniform_prior else rng.normal(size=board.num_actions).astype(np.float32)
     evaluator = BanditEvaluator(0, w, root_logits)
-    search = MCTS(evaluator, board, num_games=1, num_simulations=120)
+    search = MCTS(evaluator, board, num_games=1, settings=SearchSettings(num_simulations=120))
     result = search.search(BatchGame(1, board))
     priors = result.priors[0]
     expected = bandit_counts(w, priors, 120)
@@ -80,7 +82,9 @@ def test_bandit_visits_concentrate_on_the_best_child():
     board = Board(3)
     w = np.full(board.num_actions, -0.5, dtype=np.float32)
     w[[2, 7, 9]] = [0.2, 0.8, 0.4]
-    search = MCTS(BanditEvaluator(0, w), board, num_games=1, num_simulations=300)
+    search = MCTS(
+        BanditEvaluator(0, w), board, num_games=1, settings=SearchSettings(num_simulations=300)
+    )
     counts = search.search(BatchGame(1, board)).visit_counts[0]
     assert counts.argmax() == 7
     assert counts[7] > 0.6 * counts.sum()
@@ -91,7 +95,9 @@ def test_masked_actions_never_get_visits():
     batch = random_positions(board, [1, 6, 9, 12], seed=1)
     # The evaluator puts its highest logits on the illegal actions (the swap included).
     evaluator = HashEvaluator(board, mask_illegal=False)
-    result = MCTS(evaluator, board, num_games=4, num_simulations=200).search(batch)
+    result = MCTS(
+        evaluator, board, num_games=4, settings=SearchSettings(num_simulations=200)
+    ).search(batch)
     legal = batch.legal_mask()
     assert (result.visit_counts[~legal] == 0).all()
     assert (result.priors[~legal] == 0).all()
@@ -106,7 +112,12 @@ def test_one_move_win_is_found_with_a_uniform_evaluator():
     assert wins == {board.parse_action("g1")}
     batch = BatchGame.from_states([state])
     num_legal = len(state.legal_actions())
-    search = MCTS(UniformTestEvaluator(), board, num_games=1, num_simulations=num_legal + 10)
+    search = MCTS(
+        UniformTestEvaluator(),
+        board,
+        num_games=1,
+        settings=SearchSettings(num_simulations=num_legal + 10),
+    )
     result = search.search(batch)
     best = int(result.visit_counts[0].argmax())
     assert best in wins
@@ -121,7 +132,9 @@ def test_forced_defence_is_found():
     threat = board.parse_action("g1")
     assert winning_moves(state.copy().play(board.parse_action("a4"))) == {threat}
     assert not winning_moves(state)  # yellow cannot win at once
-    search = MCTS(UniformTestEvaluator(), board, num_games=1, num_simulations=300)
+    search = MCTS(
+        UniformTestEvaluator(), board, num_games=1, settings=SearchSettings(num_simulations=300)
+    )
     result = search.search(BatchGame.from_states([state]))
     counts = result.visit_counts[0]
     assert counts.argmax() == threat
@@ -139,7 +152,9 @@ def test_batched_search_equals_single_reference_searches(side):
     batch = random_positions(board, plies, seed=side)
     evaluator = HashEvaluator(board, seed=side)
     sims = 60
-    result = MCTS(evaluator, board, num_games=len(plies), num_simulations=sims).search(batch)
+    result = MCTS(
+        evaluator, board, num_games=len(plies), settings=SearchSettings(num_simulations=sims)
+    ).search(batch)
     for game in range(len(plies)):
         reference = ReferenceSearch(evaluator)
         reference.search(batch.to_state(game), sims)
@@ -166,11 +181,13 @@ def test_property_batched_equals_reference(
     plies = rng.integers(0, board.num_cells // 3 + 1, num_games).tolist()
     batch = random_positions(board, plies, seed=seed)
     evaluator = HashEvaluator(board, seed=seed % 7)
-    kwargs = {"c_puct": c_puct, "fpu_reduction": fpu_reduction}
-    search = MCTS(evaluator, board, num_games=num_games, num_simulations=num_simulations, **kwargs)
+    settings = SearchSettings(
+        num_simulations=num_simulations, c_puct=c_puct, fpu_reduction=fpu_reduction
+    )
+    search = MCTS(evaluator, board, num_games=num_games, settings=settings)
     result = search.search(batch)
     for game in range(num_games):
-        reference = ReferenceSearch(evaluator, **kwargs)
+        reference = ReferenceSearch(evaluator, settings=settings)
         reference.search(batch.to_state(game), num_simulations)
         np.testing.assert_array_equal(
             result.visit_counts[game], reference.visit_counts(board.num_actions)
@@ -189,7 +206,7 @@ def test_terminal_leaves_are_exact_and_not_evaluated():
         return evaluator(batch_, games)
 
     sims = 150
-    search = MCTS(checking, board, num_games=3, num_simulations=sims)
+    search = MCTS(checking, board, num_games=3, settings=SearchSettings(num_simulations=sims))
     result = search.search(batch)
     assert not any(seen_over)
     assert search.tree.terminal.any()  # the searches did reach finished games
@@ -205,7 +222,7 @@ def test_one_evaluator_call_per_simulation_step():
     board = Board(10)
     batch = random_positions(board, [4, 10, 20, 3], seed=2)
     evaluator = UniformTestEvaluator()
-    MCTS(evaluator, board, num_games=4, num_simulations=16).search(batch)
+    MCTS(evaluator, board, num_games=4, settings=SearchSettings(num_simulations=16)).search(batch)
     assert len(evaluator.call_sizes) == 1 + 16  # the roots, then one call per step
     assert evaluator.call_sizes[0] == 4
 
@@ -214,11 +231,11 @@ def test_subset_of_games_equals_searching_them_alone():
     board = Board(4)
     batch = random_positions(board, [2, 4, 6, 8], seed=7)
     evaluator = HashEvaluator(board)
-    together = MCTS(evaluator, board, num_games=4, num_simulations=40)
+    together = MCTS(evaluator, board, num_games=4, settings=SearchSettings(num_simulations=40))
     result = together.search(batch, games=np.array([3, 1]))
     assert (together.tree.num_nodes[[0, 2]] == 0).all()
     for row, game in enumerate([3, 1]):
-        alone = MCTS(evaluator, board, num_games=1, num_simulations=40)
+        alone = MCTS(evaluator, board, num_games=1, settings=SearchSettings(num_simulations=40))
         single = alone.search(batch.take([game]))
         np.testing.assert_array_equal(result.visit_counts[row], single.visit_counts[0])
         np.testing.assert_array_equal(result.q_values[row], single.q_values[0])
@@ -228,7 +245,9 @@ def test_search_does_not_mutate_the_batch():
     board = Board(4)
     batch = random_positions(board, [1, 5, 9], seed=4)
     before = batch.copy()
-    MCTS(HashEvaluator(board), board, num_games=3, num_simulations=50).search(batch, add_noise=True)
+    MCTS(
+        HashEvaluator(board), board, num_games=3, settings=SearchSettings(num_simulations=50)
+    ).search(batch, add_noise=True)
     for name in ("stones", "to_move", "winner", "move_count", "history", "resigned"):
         np.testing.assert_array_equal(getattr(batch, name), getattr(before, name))
     np.testing.assert_array_equal(batch.group_regions(), before.group_regions())
@@ -243,13 +262,21 @@ def test_swap_is_searched_like_any_move():
     logits[swap] = 4.0
     w = np.full(board.num_actions, -0.2, dtype=np.float32)
     w[swap] = 0.5
-    search = MCTS(BanditEvaluator(1, w, logits), board, num_games=1, num_simulations=50)
+    search = MCTS(
+        BanditEvaluator(1, w, logits),
+        board,
+        num_games=1,
+        settings=SearchSettings(num_simulations=50),
+    )
     result = search.search(batch)
     assert result.visit_counts[0].argmax() == swap
     assert result.q_values[0, swap] == pytest.approx(0.5)
     # Uniform: the swap is one of the legal actions and gets its share.
     uniform = MCTS(
-        UniformTestEvaluator(), board, num_games=1, num_simulations=3 * board.num_actions
+        UniformTestEvaluator(),
+        board,
+        num_games=1,
+        settings=SearchSettings(num_simulations=3 * board.num_actions),
     )
     assert uniform.search(batch).visit_counts[0, swap] > 0
 
@@ -258,10 +285,14 @@ def test_noise_changes_the_search_but_not_the_reported_priors():
     board = Board(4)
     batch = random_positions(board, [3, 3], seed=9)
     evaluator = HashEvaluator(board)
-    plain = MCTS(evaluator, board, num_games=2, num_simulations=40).search(batch)
+    plain = MCTS(evaluator, board, num_games=2, settings=SearchSettings(num_simulations=40)).search(
+        batch
+    )
     runs = []
     for seed in (0, 0, 1):
-        search = MCTS(evaluator, board, num_games=2, num_simulations=40, seed=seed)
+        search = MCTS(
+            evaluator, board, num_games=2, settings=SearchSettings(num_simulations=40), seed=seed
+        )
         runs.append(search.search(batch, add_noise=True))
         # The stored root prior is the evaluator's again after the search.
         np.testing.assert_array_equal(np.maximum(search.tree.priors[:, 0], 0), plain.priors)
@@ -274,7 +305,9 @@ def test_noise_changes_the_search_but_not_the_reported_priors():
 def test_num_simulations_per_call():
     board = Board(4)
     batch = random_positions(board, [2], seed=1)
-    search = MCTS(HashEvaluator(board), board, num_games=1, num_simulations=10)
+    search = MCTS(
+        HashEvaluator(board), board, num_games=1, settings=SearchSettings(num_simulations=10)
+    )
     assert search.search(batch).visit_counts.sum() == 10
     assert search.search(batch, num_simulations=25).visit_counts.sum() == 35  # tree kept
     search.reset()
@@ -284,13 +317,15 @@ def test_num_simulations_per_call():
 def test_bad_input_is_named():
     board = Board(4)
     batch = random_positions(board, [2, 3], seed=1)
-    search = MCTS(HashEvaluator(board), board, num_games=2, num_simulations=5)
+    search = MCTS(
+        HashEvaluator(board), board, num_games=2, settings=SearchSettings(num_simulations=5)
+    )
     with pytest.raises(ValueError, match="2 games"):
         MCTS(HashEvaluator(board), board, num_games=3).search(batch)
     with pytest.raises(ValueError, match="Board"):
         search.search(random_positions(Board(3), [1, 1], seed=0))
     with pytest.raises(ValueError, match="num_simulations"):
-        MCTS(HashEvaluator(board), board, num_games=2, num_simulations=0)
+        MCTS(HashEvaluator(board), board, num_games=2, settings=SearchSettings(num_simulations=0))
     with pytest.raises(ValueError, match="repeat"):
         search.search(batch, games=np.array([1, 1]))
     over = batch.copy()

@@ -8,12 +8,14 @@ import torch
 from trapy_rl.game.batch import BatchGame
 from trapy_rl.game.board import Board
 from trapy_rl.game.sampling import random_legal_actions
-from trapy_rl.nn import PolicyValueNet
+from trapy_rl.nn import NetConfig, PolicyValueNet
 
 
 def tiny_net(seed: int = 0) -> PolicyValueNet:
     torch.manual_seed(seed)
-    return PolicyValueNet(channels=8, blocks=2, policy_channels=8, value_hidden=8, swap_hidden=8)
+    return PolicyValueNet(
+        NetConfig(channels=8, blocks=2, policy_channels=8, value_hidden=8, swap_hidden=8)
+    )
 
 
 def random_positions(side: int, n: int, seed: int = 0) -> BatchGame:

@@ -10,7 +10,7 @@ from nn_helpers import random_positions, tiny_net
 from trapy_rl.game.batch import BatchGame
 from trapy_rl.game.board import Board
 from trapy_rl.game.planes import encode_planes
-from trapy_rl.nn import Evaluator, PolicyValueNet, UniformEvaluator, bf16_supported
+from trapy_rl.nn import NetConfig, NetEvaluator, PolicyValueNet, UniformEvaluator, bf16_supported
 
 
 def test_uniform_evaluator_gives_zero_on_legal_actions_and_zero_values():
@@ -29,7 +29,7 @@ def test_evaluator_matches_the_net_forward():
     net = tiny_net()
     batch = random_positions(6, 10, seed=1)
     games = np.array([7, 2, 2, 9])
-    logits, values = Evaluator(net, device="cpu")(batch, games)
+    logits, values = NetEvaluator(net, device="cpu")(batch, games)
     assert logits.dtype == np.float32 and values.dtype == np.float32
     net.eval()
     with torch.no_grad():
@@ -45,7 +45,7 @@ def test_evaluator_matches_the_net_forward():
 
 def test_evaluator_sees_current_weights_and_restores_the_training_flag():
     net = tiny_net().train()
-    evaluator = Evaluator(net, device="cpu")
+    evaluator = NetEvaluator(net, device="cpu")
     batch = random_positions(4, 3, seed=2)
     first, _ = evaluator(batch, np.arange(3))
     assert net.training
@@ -59,14 +59,14 @@ def test_evaluator_sees_current_weights_and_restores_the_training_flag():
 
 def test_evaluate_planes_with_no_positions():
     board = Board(5)
-    evaluator = Evaluator(tiny_net(), device="cpu")
+    evaluator = NetEvaluator(tiny_net(), device="cpu")
     planes = np.zeros((0, 9, *board.grid_shape), dtype=np.float32)
     logits, values = evaluator.evaluate_planes(planes, np.zeros((0, board.num_actions), bool))
     assert logits.shape == (0, board.num_actions) and values.shape == (0,)
 
 
 def test_evaluate_planes_rejects_mismatched_inputs():
-    evaluator = Evaluator(tiny_net(), device="cpu")
+    evaluator = NetEvaluator(tiny_net(), device="cpu")
     planes = encode_planes(BatchGame(3, side=4))
     with pytest.raises(ValueError, match="agree on n"):
         evaluator.evaluate_planes(planes, np.ones((2, Board(4).num_actions), bool))
@@ -78,9 +78,9 @@ def test_bf16_path_runs_and_is_close_to_fp32():
     net = tiny_net()
     batch = random_positions(10, 6, seed=3)
     games = np.arange(6)
-    fp32_logits, fp32_values = Evaluator(net, device="cpu")(batch, games)
+    fp32_logits, fp32_values = NetEvaluator(net, device="cpu")(batch, games)
     with pytest.warns(RuntimeWarning) if not bf16_supported("cpu") else _nothing():
-        evaluator = Evaluator(net, device="cpu", bf16=True)
+        evaluator = NetEvaluator(net, device="cpu", bf16=True)
     assert evaluator.autocast_dtype == torch.bfloat16
     logits, values = evaluator(batch, games)
     assert logits.dtype == np.float32
@@ -97,7 +97,7 @@ def _nothing():
 
 
 def test_bf16_auto_follows_the_support_rule():
-    evaluator = Evaluator(tiny_net(), device="cpu", bf16="auto")
+    evaluator = NetEvaluator(tiny_net(), device="cpu", bf16="auto")
     expected = torch.bfloat16 if bf16_supported("cpu") else None
     assert evaluator.autocast_dtype == expected
 
@@ -105,33 +105,33 @@ def test_bf16_auto_follows_the_support_rule():
 def test_bad_options_are_named():
     net = tiny_net()
     with pytest.raises(ValueError, match="device"):
-        Evaluator(net, device="tpu")
+        NetEvaluator(net, device="tpu")
     with pytest.raises(ValueError, match="fp16"):
-        Evaluator(net, device="cpu", fp16=True)
+        NetEvaluator(net, device="cpu", fp16=True)
     with pytest.raises(ValueError, match="exclusive"):
-        Evaluator(net, device="cpu", bf16=True, fp16=True)
+        NetEvaluator(net, device="cpu", bf16=True, fp16=True)
     with pytest.raises(ValueError, match="bf16"):
-        Evaluator(net, device="cpu", bf16="yes")
+        NetEvaluator(net, device="cpu", bf16="yes")
     with pytest.raises(TypeError, match="torch module"):
-        Evaluator(object(), device="cpu")
+        NetEvaluator(object(), device="cpu")
     if not torch.cuda.is_available():
         with pytest.raises(ValueError, match="CUDA is not available"):
-            Evaluator(net, device="cuda")
+            NetEvaluator(net, device="cuda")
 
 
 def test_auto_device_is_cuda_exactly_when_available():
-    evaluator = Evaluator(tiny_net(), device="auto")
+    evaluator = NetEvaluator(tiny_net(), device="auto")
     assert evaluator.device.type == ("cuda" if torch.cuda.is_available() else "cpu")
 
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("precision", ["fp32", "fp16", "bf16"])
 def test_cuda_matches_cpu(precision):
-    net = PolicyValueNet(channels=32, blocks=3)
+    net = PolicyValueNet(NetConfig(channels=32, blocks=3))
     batch = random_positions(10, 32, seed=4)
     games = np.arange(32)
-    cpu_logits, cpu_values = Evaluator(net, device="cpu")(batch, games)
-    evaluator = Evaluator(net, device="cuda", fp16=precision == "fp16", bf16=precision == "bf16")
+    cpu_logits, cpu_values = NetEvaluator(net, device="cpu")(batch, games)
+    evaluator = NetEvaluator(net, device="cuda", fp16=precision == "fp16", bf16=precision == "bf16")
     logits, values = evaluator(batch, games)
     legal = batch.legal_mask()
     assert np.all(np.isneginf(logits[~legal]))
@@ -143,8 +143,8 @@ def test_cuda_matches_cpu(precision):
 def test_channels_last_gives_the_same_answers():
     batch = random_positions(8, 5, seed=6)
     games = np.arange(5)
-    logits, values = Evaluator(tiny_net(), device="cpu", channels_last=False)(batch, games)
-    other_logits, other_values = Evaluator(tiny_net(), device="cpu", channels_last=True)(
+    logits, values = NetEvaluator(tiny_net(), device="cpu", channels_last=False)(batch, games)
+    other_logits, other_values = NetEvaluator(tiny_net(), device="cpu", channels_last=True)(
         batch, games
     )
     np.testing.assert_allclose(other_logits, logits, rtol=1e-5, atol=1e-5)
@@ -155,7 +155,7 @@ def test_training_after_a_first_call_under_inference_mode():
     """The net's per-board caches made inside the evaluator must serve a training step too."""
     net = tiny_net()
     batch = BatchGame(4, Board(4))
-    Evaluator(net, device="cpu")(batch, np.arange(4))  # the first use: under inference mode
+    NetEvaluator(net, device="cpu")(batch, np.arange(4))  # the first use: under inference mode
     net.train()
     planes = torch.from_numpy(encode_planes(batch))
     logits, values = net(planes, torch.from_numpy(batch.legal_mask()))

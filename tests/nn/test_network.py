@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
 from pathlib import Path
 
 import numpy as np
@@ -14,7 +13,7 @@ from nn_helpers import random_positions, tiny_net
 from trapy_rl.game.batch import BatchGame
 from trapy_rl.game.board import Board
 from trapy_rl.game.planes import NUM_PLANES, PLANE_NAMES, encode_planes, mirror_planes
-from trapy_rl.nn import PolicyValueNet
+from trapy_rl.nn import NetConfig, PolicyValueNet
 
 PRESETS = Path(__file__).resolve().parents[2] / "configs" / "model"
 ON_BOARD = PLANE_NAMES.index("on_board")
@@ -124,12 +123,10 @@ def test_gradient_reaches_every_parameter_in_one_training_step():
 
 
 @pytest.mark.parametrize("preset", ["tiny", "small", "large"])
-def test_presets_are_constructor_keyword_arguments(preset):
+def test_presets_are_net_configs(preset):
     config = yaml.safe_load((PRESETS / f"{preset}.yaml").read_text())
-    accepted = set(inspect.signature(PolicyValueNet).parameters)
-    assert set(config) <= accepted
-    net = PolicyValueNet(**config)
-    assert net.config["channels"] == config["channels"]
+    net = PolicyValueNet(NetConfig.from_dict(config))
+    assert net.config.channels == config["channels"]
     if preset == "tiny":
         with torch.no_grad():
             logits, _ = net.eval()(torch.from_numpy(encode_planes(BatchGame(2, side=10))))
@@ -145,9 +142,16 @@ def test_presets_are_constructor_keyword_arguments(preset):
         ({"channels": True}, "channels"),
     ],
 )
-def test_bad_constructor_arguments_are_named(kwargs, message):
+def test_bad_net_configs_are_named(kwargs, message):
     with pytest.raises(ValueError, match=message):
-        PolicyValueNet(**kwargs)
+        NetConfig(**kwargs)
+
+
+def test_a_net_beyond_the_size_cap_is_refused_before_anything_is_built():
+    with pytest.raises(ValueError, match="beyond this toolkit's nets"):
+        NetConfig(channels=1_000_000, blocks=2)
+    with pytest.raises(ValueError, match="unknown setting 'chanels'"):
+        NetConfig.from_dict({"chanels": 8})
 
 
 def test_bad_inputs_are_named():

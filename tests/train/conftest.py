@@ -4,36 +4,33 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from tiny import TINY_NET
 
-from trapy_rl.config import TrainConfig
 from trapy_rl.game import BatchGame, Board, encode_planes
 from trapy_rl.game.sampling import random_legal_actions
 from trapy_rl.train.replay import Samples
+from trapy_rl.train.settings import TrainConfig
 
-TINY_NET = dict(channels=16, blocks=1, policy_channels=8, value_hidden=16, swap_hidden=8)
+TINY_RUN = {
+    "mcts.num_simulations": 8,
+    "selfplay.num_games": 8,
+    "selfplay.moves_per_iteration": 10,
+    "selfplay.num_workers": 0,
+    "replay.min_size": 16,
+    "replay.train_ratio": 1.0,
+    "optim.batch_size": 16,
+    "eval.every": 0,
+    "eval.final_games": 0,
+    "checkpoint.every": 1,
+    "logger.progress": False,
+}
 
 
 def tiny_config(run_dir, **changes) -> TrainConfig:
-    """A run of three quick iterations on the side-4 board, output in ``run_dir``."""
-    cfg = TrainConfig(side=4, iterations=3, run_dir=str(run_dir), model=dict(TINY_NET))
-    cfg.mcts.num_simulations = 8
-    cfg.selfplay.num_games = 8
-    cfg.selfplay.moves_per_iteration = 10
-    cfg.selfplay.num_workers = 0
-    cfg.replay.min_size = 16
-    cfg.replay.train_ratio = 1.0
-    cfg.optim.batch_size = 16
-    cfg.eval.every = 0
-    cfg.eval.final_games = 0
-    cfg.checkpoint.every = 1
-    cfg.logger.progress = False
-    for key, value in changes.items():
-        target = cfg
-        *parents, last = key.split(".")
-        for part in parents:
-            target = getattr(target, part)
-        setattr(target, last, value)
-    return cfg
+    """A run of three quick iterations on the side-4 board, output in ``run_dir``; ``changes``
+    by dotted name (``**{"selfplay.num_workers": 2}``) or top-level keyword."""
+    base = TrainConfig(side=4, iterations=3, run_dir=str(run_dir), model=TINY_NET)
+    return base.replace({**TINY_RUN, **changes})
 
 
 @pytest.fixture
@@ -42,8 +39,8 @@ def make_config():
 
 
 @pytest.fixture
-def tiny_net() -> dict:
-    return dict(TINY_NET)
+def tiny_net():
+    return TINY_NET
 
 
 def random_positions(board: Board, n: int, seed: int) -> tuple[BatchGame, np.ndarray]:

@@ -1,9 +1,11 @@
+import dataclasses
 import random
 import shutil
 
 import numpy as np
 import pytest
 import torch
+from tiny import TINY_NET
 
 from trapy_rl.nn import PolicyValueNet
 from trapy_rl.train.checkpoint import (
@@ -18,19 +20,17 @@ from trapy_rl.train.checkpoint import (
     write_run_checkpoint,
 )
 
-TINY_NET = dict(channels=16, blocks=1, policy_channels=8, value_hidden=16, swap_hidden=8)
-
 
 def net_payload(side: int = 4, **net_changes) -> tuple[PolicyValueNet, dict]:
     torch.manual_seed(0)
-    net = PolicyValueNet(**{**TINY_NET, **net_changes})
+    net = PolicyValueNet(dataclasses.replace(TINY_NET, **net_changes))
     optimizer = torch.optim.AdamW(net.parameters(), lr=1e-3)
     loss = sum(p.sum() for p in net.parameters())
     loss.backward()
     optimizer.step()
     payload = {
         "side": side,
-        "model": {"config": dict(net.config), "state": net.state_dict()},
+        "model": {"config": net.config.to_dict(), "state": net.state_dict()},
         "learner": {"optimizer": optimizer.state_dict(), "step": 1},
         "counters": {"iteration": 7, "positions": 10, "games": 1, "samples_owed": 0.5},
         "rng": get_rng_state(),
@@ -89,7 +89,11 @@ def test_load_network(tmp_path):
     net, payload = net_payload()
     write_run_checkpoint(tmp_path / "checkpoints", 7, payload)
     loaded, info = load_network(tmp_path)  # a run folder finds checkpoints/latest.pt
-    assert info["side"] == 4 and info["iteration"] == 7 and info["model_config"] == net.config
+    assert (
+        info["side"] == 4
+        and info["iteration"] == 7
+        and info["model_config"] == net.config.to_dict()
+    )
     planes = torch.rand(2, 9, 4, 7)
     net.eval()
     with torch.no_grad():
@@ -152,16 +156,16 @@ def test_foreign_file_is_refused(tmp_path):
 def test_mismatched_side_and_net_shape(tmp_path):
     net, payload = net_payload()
     loaded = load_checkpoint(save_checkpoint(tmp_path / "m.pt", payload))
-    check_compatible(loaded, side=4, model_config=net.config)
+    check_compatible(loaded, side=4, model=net.config)
     with pytest.raises(CheckpointError, match=r"m\.pt: written for the side-4 board.*side 5"):
-        check_compatible(loaded, side=5, model_config=net.config)
+        check_compatible(loaded, side=5, model=net.config)
     with pytest.raises(CheckpointError, match=r"m\.pt: a net of another shape.*channels: 16 vs 32"):
-        check_compatible(loaded, side=4, model_config={**net.config, "channels": 32})
+        check_compatible(loaded, side=4, model=dataclasses.replace(net.config, channels=32))
 
 
 def test_weights_that_do_not_fit_the_net(tmp_path):
     net, payload = net_payload()
-    payload["model"]["config"] = {**net.config, "channels": 32}
+    payload["model"]["config"] = {**net.config.to_dict(), "channels": 32}
     save_checkpoint(tmp_path / "w.pt", payload)
     with pytest.raises(CheckpointError, match=r"w\.pt: weights do not fit the net"):
         load_network(tmp_path / "w.pt")

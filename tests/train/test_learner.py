@@ -8,6 +8,7 @@ from trapy_rl.game import Board, encode_planes, mirror_planes, mirror_policy
 from trapy_rl.nn import PolicyValueNet
 from trapy_rl.train.learner import Learner, legal_mask_from_planes
 from trapy_rl.train.replay import Samples
+from trapy_rl.train.settings import OptimSettings
 
 
 @pytest.mark.parametrize("side", [3, 5, 10])
@@ -24,9 +25,9 @@ def test_legal_mask_from_planes_matches_the_engine(side, random_positions):
 def test_losses_match_a_slow_reference(tiny_net, make_samples):
     board = Board(4)
     torch.manual_seed(0)
-    net = PolicyValueNet(**tiny_net)
+    net = PolicyValueNet(tiny_net)
     samples = make_samples(board, 6, seed=1)
-    learner = Learner(net, board, policy_weight=0.7, value_weight=1.3)
+    learner = Learner(net, board, settings=OptimSettings(policy_weight=0.7, value_weight=1.3))
     net.eval()
     with torch.no_grad():
         terms = learner.losses(samples)
@@ -50,27 +51,34 @@ def test_losses_match_a_slow_reference(tiny_net, make_samples):
 def test_training_fits_a_fixed_batch(tiny_net, optimizer, make_samples):
     board = Board(4)
     torch.manual_seed(0)
-    net = PolicyValueNet(**tiny_net)
+    net = PolicyValueNet(tiny_net)
     samples = make_samples(board, 32, seed=2)
-    learner = Learner(net, board, optimizer=optimizer, lr=0.01 if optimizer == "adam" else 0.05)
+    learner = Learner(
+        net, board, settings=OptimSettings(name=optimizer, lr=0.01 if optimizer == "adam" else 0.05)
+    )
     first = learner.train_step(samples)
     for _ in range(60):
         last = learner.train_step(samples)
     assert last["total"] < 0.7 * first["total"]
-    assert learner.step == 61 and last["lr"] == learner.base_lr
+    assert learner.step == 61 and last["lr"] == learner.settings.lr
     assert set(first) == {"policy", "value", "total", "entropy", "lr"}
 
 
 def test_learning_rate_schedules(tiny_net):
-    net = PolicyValueNet(**tiny_net)
-    cosine = Learner(net, Board(4), lr=0.1, lr_schedule="cosine", warmup_steps=10, total_steps=110)
+    net = PolicyValueNet(tiny_net)
+    cosine = Learner(
+        net,
+        Board(4),
+        settings=OptimSettings(lr=0.1, lr_schedule="cosine", warmup_steps=10),
+        total_steps=110,
+    )
     assert cosine.learning_rate(0) == pytest.approx(0.01)
     assert cosine.learning_rate(9) == pytest.approx(0.1)
     assert cosine.learning_rate(10) == pytest.approx(0.1)
     assert cosine.learning_rate(60) == pytest.approx(0.05)
     assert cosine.learning_rate(110) == pytest.approx(0.0)
     assert cosine.learning_rate(500) == pytest.approx(0.0)
-    constant = Learner(net, Board(4), lr=0.1)
+    constant = Learner(net, Board(4), settings=OptimSettings(lr=0.1))
     assert constant.learning_rate(1000) == 0.1
 
 
@@ -78,10 +86,10 @@ def test_optimizer_state_round_trip(tiny_net, make_samples):
     board = Board(4)
     samples = make_samples(board, 16, seed=3)
     torch.manual_seed(0)
-    a = Learner(PolicyValueNet(**tiny_net), board)
+    a = Learner(PolicyValueNet(tiny_net), board)
     a.train_step(samples)
     torch.manual_seed(0)
-    b = Learner(PolicyValueNet(**tiny_net), board)
+    b = Learner(PolicyValueNet(tiny_net), board)
     b.net.load_state_dict(a.net.state_dict())
     b.load_state_dict(copy.deepcopy(a.state_dict()))  # as if read from a file
     a.train_step(samples)
@@ -90,10 +98,9 @@ def test_optimizer_state_round_trip(tiny_net, make_samples):
         assert torch.equal(x, y)
 
 
-def test_bad_arguments_are_named(tiny_net):
-    net = PolicyValueNet(**tiny_net)
-    with pytest.raises(ValueError, match="optimizer"):
-        Learner(net, Board(4), optimizer="rmsprop")
+def test_bad_arguments_are_named():
+    with pytest.raises(ValueError, match=r"name must be one of"):
+        OptimSettings(name="rmsprop")
     with pytest.raises(ValueError, match="lr_schedule"):
-        Learner(net, Board(4), lr_schedule="step")
+        OptimSettings(lr_schedule="step")
     assert isinstance(Samples.empty(Board(4)).planes, np.ndarray)

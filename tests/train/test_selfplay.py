@@ -2,19 +2,25 @@ import numpy as np
 import pytest
 
 from trapy_rl.game import BLUE, YELLOW, BatchGame, Board, GameState, encode_planes
+from trapy_rl.mcts import SearchSettings
 from trapy_rl.nn import UniformEvaluator
 from trapy_rl.train.selfplay import SelfPlay
+from trapy_rl.train.settings import SelfPlaySettings
 
 
-def play(board, *, num_games=6, moves=40, seed=0, evaluator=None, **options):
-    selfplay = SelfPlay(
+def make_selfplay(board, *, num_games=6, seed=0, evaluator=None, num_simulations=8, **options):
+    """SelfPlay with a uniform evaluator and a small search; ``options``: SelfPlaySettings."""
+    return SelfPlay(
         evaluator or UniformEvaluator(),
         board,
-        num_games=num_games,
-        num_simulations=options.pop("num_simulations", 8),
+        search=SearchSettings(num_simulations=num_simulations),
+        settings=SelfPlaySettings(num_games=num_games, **options),
         seed=seed,
-        **options,
     )
+
+
+def play(board, *, moves=40, seed=0, **options):
+    selfplay = make_selfplay(board, seed=seed, **options)
     return selfplay, selfplay.play(moves, seed=seed)
 
 
@@ -48,7 +54,7 @@ def test_samples_and_records_agree_with_the_reference_rules():
 def test_continuing_after_a_state_round_trip_is_identical():
     board = Board(4)
     first, _ = play(board, moves=7, seed=3)
-    second = SelfPlay(UniformEvaluator(), board, num_games=6, num_simulations=8, seed=99)
+    second = make_selfplay(board, seed=99)
     second.load_state_dict(first.state_dict())
     np.testing.assert_array_equal(first.batch.stones, second.batch.stones)
     a, b = first.play(20, seed=5), second.play(20, seed=5)
@@ -62,7 +68,7 @@ def test_continuing_after_a_state_round_trip_is_identical():
 
 def test_a_state_for_another_board_is_refused():
     first, _ = play(Board(4), moves=3)
-    other = SelfPlay(UniformEvaluator(), Board(5), num_games=6, num_simulations=8)
+    other = make_selfplay(Board(5))
     with pytest.raises(ValueError, match="side-4 board does not fit"):
         other.load_state_dict(first.state_dict())
 
@@ -102,6 +108,6 @@ def test_playout_games_measure_false_resignations():
 
 def test_bad_arguments_are_named():
     with pytest.raises(ValueError, match="num_games"):
-        SelfPlay(UniformEvaluator(), Board(4), num_games=0)
+        SelfPlaySettings(num_games=0)
     with pytest.raises(ValueError, match="resign_playout_fraction"):
-        SelfPlay(UniformEvaluator(), Board(4), num_games=2, resign_playout_fraction=2.0)
+        SelfPlaySettings(num_games=2, resign_playout_fraction=2.0)

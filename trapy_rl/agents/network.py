@@ -24,20 +24,21 @@ from pathlib import Path
 import numpy as np
 
 from trapy_rl.agents.base import AgentSpec, register_agent_kind
-from trapy_rl.agents.search import SearchAgent
+from trapy_rl.agents.search import SearchAgent, spec_search_defaults, spec_search_settings
 from trapy_rl.game.batch import BatchGame
 from trapy_rl.game.board import Board
 from trapy_rl.mcts.policies import select_actions
+from trapy_rl.mcts.settings import SearchSettings
 
 __all__ = [
     "NetworkMCTSAgent",
     "NetworkPolicyAgent",
     "checkpoint_file",
+    "checkpoint_spec",
     "load_evaluator",
 ]
 
 NETWORK_KINDS = ("net", "mcts")
-DEFAULT_SIMULATIONS = 200
 _LOADED_LIMIT = 8
 _LOADED: dict[tuple, tuple] = {}  # least recently used first
 
@@ -47,7 +48,7 @@ class NetworkPolicyAgent:
 
     Args:
         evaluator: ``(batch, games) -> (logits [n, A] float32, values [n])`` with illegal
-            actions at ``-inf``, e.g. `trapy_rl.nn.Evaluator`.
+            actions at ``-inf``, e.g. `trapy_rl.nn.NetEvaluator`.
         temperature: 0 plays the highest logit (ties broken at random); T > 0 samples from
             softmax(logits / T).
         seed: seeds the sampling and tie-breaking (None: fresh entropy).
@@ -107,34 +108,28 @@ class NetworkMCTSAgent(SearchAgent):
     """A net guiding PUCT search; plays the most visited action (no noise, a fresh tree a move).
 
     Args:
-        evaluator: ``(batch, games) -> (logits [n, A], values [n])``, e.g. `Evaluator(net)`.
-        num_simulations: simulations per move.
-        c_puct: the exploration constant.
+        evaluator: ``(batch, games) -> (logits [n, A], values [n])``, e.g. `NetEvaluator(net)`.
+        settings: the search (simulations a move, c_puct, first-play urgency).
         seed: seeds tie-breaking between equally visited actions.
         name: the label in tables and records (default 'net+mcts:SIMULATIONS').
         checkpoint_path: the file the net came from, if any (for result caches).
-        search_options: further keyword arguments of `trapy_rl.mcts.search.MCTS`
-            (``fpu_reduction``, ``capacity``).
     """
 
     def __init__(
         self,
         evaluator,
         *,
-        num_simulations: int = DEFAULT_SIMULATIONS,
-        c_puct: float = 1.25,
+        settings: SearchSettings | None = None,
         seed: int | None = None,
         name: str | None = None,
         checkpoint_path: str | Path | None = None,
-        **search_options,
     ) -> None:
+        settings = settings or SearchSettings()
         super().__init__(
             evaluator,
-            num_simulations=num_simulations,
-            c_puct=c_puct,
+            settings=settings,
             seed=seed,
-            name=name or f"net+mcts:{num_simulations}",
-            **search_options,
+            name=name or f"net+mcts:{settings.num_simulations}",
         )
         self.checkpoint_path = None if checkpoint_path is None else Path(checkpoint_path)
 
@@ -142,21 +137,21 @@ class NetworkMCTSAgent(SearchAgent):
 def load_evaluator(
     path: str | Path, *, board: Board, device: str = "auto", bf16: bool | str = False
 ):
-    """The net of a checkpoint file or run folder, wrapped as an `Evaluator` for ``board``.
+    """The net of a checkpoint file or run folder, wrapped as a `NetEvaluator` for ``board``.
 
     The last few evaluators are kept and shared (keyed by the file, its size and modification
     time, the device and bf16), so a tournament does not read a checkpoint for every match.
     Agents only run the net in inference mode; do not train a net obtained here.
 
     Returns:
-        (evaluator, info): `trapy_rl.nn.Evaluator` and `load_network`'s info dict (``path``,
+        (evaluator, info): `trapy_rl.nn.NetEvaluator` and `load_network`'s info dict (``path``,
         ``side``, ``iteration``, ``step``, ...).
 
     Raises:
         CheckpointError: naming the file, when it is missing, unreadable, or for another side.
         ValueError: for an unknown device.
     """
-    from trapy_rl.nn import Evaluator, resolve_device
+    from trapy_rl.nn import NetEvaluator, resolve_device
     from trapy_rl.train.checkpoint import CheckpointError, find_checkpoint, load_network
 
     resolved = resolve_device(device)
@@ -166,7 +161,7 @@ def load_evaluator(
     loaded = _LOADED.pop(key, None)
     if loaded is None:
         net, info = load_network(file, device=resolved)
-        loaded = (Evaluator(net, device=resolved, bf16=bf16), info)
+        loaded = (NetEvaluator(net, device=resolved, bf16=bf16), info)
     _LOADED[key] = loaded  # the most recently used last
     while len(_LOADED) > _LOADED_LIMIT:
         _LOADED.pop(next(iter(_LOADED)))
@@ -177,6 +172,22 @@ def load_evaluator(
             f"games are on side {board.side}"
         )
     return evaluator, dict(info)
+
+
+def checkpoint_spec(path: str | Path, *, num_simulations: int, device: str = "auto") -> str:
+    """The spec of a checkpoint's agent: ``mcts:PATH:N,device=D``, or ``net:PATH,device=D``
+    for ``num_simulations=0`` (its policy alone). Specs name agents in tournaments and caches.
+
+    Raises:
+        ValueError: for a path holding ',' (which specs cannot carry) or negative simulations.
+    """
+    text = str(path)
+    if "," in text:
+        raise ValueError(f"checkpoint path {text!r} contains ',', which agent specs cannot hold")
+    if num_simulations < 0:
+        raise ValueError(f"num_simulations must be >= 0, got {num_simulations}")
+    spec = f"mcts:{text}:{num_simulations}" if num_simulations > 0 else f"net:{text}"
+    return f"{spec},device={device}"
 
 
 def checkpoint_file(spec: str | AgentSpec) -> Path | None:
@@ -201,9 +212,9 @@ def _path_and_simulations(spec: AgentSpec) -> tuple[str, int | None]:
         spec.check_args(1, 10**6, "'net:PATH' (options: temperature=T, device=D, bf16=B)")
         path, simulations = spec.rest(0), None
     else:
-        usage = "'mcts:PATH:SIMULATIONS' (options: c_puct=C, device=D, bf16=B)"
+        usage = "'mcts:PATH:SIMULATIONS' (options: c_puct=C, fpu_reduction=F, device=D, bf16=B)"
         spec.check_args(1, 10**6, usage)
-        path, simulations = spec.rest(0), DEFAULT_SIMULATIONS
+        path, simulations = spec.rest(0), SearchSettings().num_simulations
         if len(spec.args) > 1 and spec.args[-1].isdigit():
             path, simulations = ":".join(spec.args[:-1]), int(spec.args[-1])
     if not path:
@@ -243,24 +254,15 @@ def _make_net(spec: AgentSpec, *, board: Board, seed: int | None) -> NetworkPoli
 
 def _make_mcts(spec: AgentSpec, *, board: Board, seed: int | None) -> NetworkMCTSAgent:
     path, simulations = _path_and_simulations(spec)
-    options = spec.typed_options({"c_puct": 1.25, "device": "auto", "bf16": "false"})
+    options = spec.typed_options({**spec_search_defaults(), "device": "auto", "bf16": "false"})
+    settings = spec_search_settings(spec, options, simulations)
     bf16 = _bf16_option(spec, options.get("bf16", "false"))
-    if simulations is not None and simulations < 1:
-        raise ValueError(f"agent spec {spec.text!r}: simulations must be >= 1")
     evaluator, info = load_evaluator(
         path, board=board, device=options.get("device", "auto"), bf16=bf16
     )
-    try:
-        return NetworkMCTSAgent(
-            evaluator,
-            num_simulations=simulations,
-            c_puct=options.get("c_puct", 1.25),
-            seed=seed,
-            name=spec.text,
-            checkpoint_path=info["path"],
-        )
-    except ValueError as error:
-        raise ValueError(f"agent spec {spec.text!r}: {error}") from None
+    return NetworkMCTSAgent(
+        evaluator, settings=settings, seed=seed, name=spec.text, checkpoint_path=info["path"]
+    )
 
 
 register_agent_kind(
@@ -272,6 +274,6 @@ register_agent_kind(
 register_agent_kind(
     "mcts",
     _make_mcts,
-    usage="mcts:PATH:SIMULATIONS[,c_puct=C][,device=D][,bf16=B]",
+    usage="mcts:PATH:SIMULATIONS[,c_puct=C][,fpu_reduction=F][,device=D][,bf16=B]",
     replace=True,
 )

@@ -14,12 +14,13 @@ from __future__ import annotations
 import numpy as np
 
 from trapy_rl.agents.base import AgentSpec, register_agent_kind
-from trapy_rl.agents.search import SearchAgent
+from trapy_rl.agents.search import SearchAgent, spec_search_defaults, spec_search_settings
 from trapy_rl.game.batch import BatchGame
 from trapy_rl.game.board import Board
 from trapy_rl.game.fill import playout_wins
+from trapy_rl.mcts.settings import SearchSettings
 
-__all__ = ["RolloutEvaluator", "RolloutMCTSAgent"]
+__all__ = ["UCT_SETTINGS", "RolloutEvaluator", "RolloutMCTSAgent"]
 
 
 class RolloutEvaluator:
@@ -91,43 +92,42 @@ class RolloutEvaluator:
         return (2.0 * (wins / self.num_rollouts) - 1.0).astype(np.float32)
 
 
+# ``uct`` without a number: rollouts are cheap, so the default budget is larger than a net's.
+UCT_SETTINGS = SearchSettings(num_simulations=1000)
+
+
 class RolloutMCTSAgent(SearchAgent):
     """UCT: the project's batched MCTS with `RolloutEvaluator` leaves; plays the most visited.
 
     Args:
-        num_simulations: simulations per move.
+        settings: the search (simulations a move, c_puct; the prior is uniform over the legal
+            actions); default `UCT_SETTINGS`.
         num_rollouts: playouts per leaf evaluation.
-        c_puct: the exploration constant of PUCT (the prior is uniform over legal actions).
         seed: seeds the playouts and tie-breaking (None: fresh entropy).
         name: the label in tables and records (default 'uct:SIMULATIONS').
-        search_options: further keyword arguments for `trapy_rl.mcts.search.MCTS`
-            (``fpu_reduction``, ``capacity``).
     """
 
     def __init__(
         self,
-        num_simulations: int = 1000,
+        settings: SearchSettings = UCT_SETTINGS,
         *,
         num_rollouts: int = 1,
-        c_puct: float = 1.25,
         seed: int | None = None,
         name: str | None = None,
-        **search_options,
     ) -> None:
         playouts, ties = np.random.SeedSequence(seed).spawn(2)
         super().__init__(
             RolloutEvaluator(num_rollouts, playouts),
-            num_simulations=num_simulations,
-            c_puct=c_puct,
+            settings=settings,
             seed=ties,
-            name=name or f"uct:{num_simulations}",
-            **search_options,
+            name=name or f"uct:{settings.num_simulations}",
         )
 
 
 def _make_uct(spec: AgentSpec, *, board: Board, seed: int | None) -> RolloutMCTSAgent:
-    spec.check_args(0, 1, "'uct' or 'uct:SIMULATIONS' (options: num_rollouts=R, c_puct=C)")
-    num_simulations = 1000
+    usage = "'uct' or 'uct:SIMULATIONS' (options: num_rollouts=R, c_puct=C, fpu_reduction=F)"
+    spec.check_args(0, 1, usage)
+    num_simulations = UCT_SETTINGS.num_simulations
     if spec.args:
         try:
             num_simulations = int(spec.args[0])
@@ -135,13 +135,19 @@ def _make_uct(spec: AgentSpec, *, board: Board, seed: int | None) -> RolloutMCTS
             raise ValueError(
                 f"agent spec {spec.text!r}: simulations {spec.args[0]!r} is not an integer"
             ) from None
-    options = spec.typed_options({"num_rollouts": 1, "c_puct": 1.25})
+    options = spec.typed_options({"num_rollouts": 1, **spec_search_defaults()})
+    settings = spec_search_settings(spec, options, num_simulations)
     try:
-        return RolloutMCTSAgent(num_simulations, seed=seed, name=spec.text, **options)
+        return RolloutMCTSAgent(
+            settings, num_rollouts=options.get("num_rollouts", 1), seed=seed, name=spec.text
+        )
     except ValueError as error:
         raise ValueError(f"agent spec {spec.text!r}: {error}") from None
 
 
 register_agent_kind(
-    "uct", _make_uct, usage="uct[:SIMULATIONS][,num_rollouts=R][,c_puct=C]", replace=True
+    "uct",
+    _make_uct,
+    usage="uct[:SIMULATIONS][,num_rollouts=R][,c_puct=C][,fpu_reduction=F]",
+    replace=True,
 )

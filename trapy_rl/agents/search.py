@@ -8,14 +8,54 @@ Shapes: B games in the batch, n games to move, A actions.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
+from trapy_rl.agents.base import AgentSpec
 from trapy_rl.game.batch import BatchGame
 from trapy_rl.game.board import Board
 from trapy_rl.mcts.policies import select_actions
 from trapy_rl.mcts.search import MCTS, Evaluator
+from trapy_rl.mcts.settings import SearchSettings
 
-__all__ = ["SearchAgent"]
+__all__ = [
+    "SPEC_SEARCH_OPTIONS",
+    "SearchAgent",
+    "spec_search_defaults",
+    "spec_search_settings",
+]
+
+# The search settings an agent spec may give as options (``uct:200,c_puct=2``); the noise
+# settings are not among them: agents search without noise.
+SPEC_SEARCH_OPTIONS = ("c_puct", "fpu_reduction")
+
+
+def spec_search_settings(
+    spec: AgentSpec, options: dict[str, Any], num_simulations: int
+) -> SearchSettings:
+    """The `SearchSettings` of an agent spec.
+
+    Args:
+        spec: the parsed spec (for error messages).
+        options: its options, typed (`AgentSpec.typed_options`); those named in
+            `SPEC_SEARCH_OPTIONS` are taken, the rest ignored.
+        num_simulations: its simulations a move.
+
+    Raises:
+        ValueError: naming the spec, for a setting out of range.
+    """
+    chosen = {name: options[name] for name in SPEC_SEARCH_OPTIONS if name in options}
+    try:
+        return SearchSettings(num_simulations=num_simulations, **chosen)
+    except ValueError as error:
+        raise ValueError(f"agent spec {spec.text!r}: {error}") from None
+
+
+def spec_search_defaults() -> dict[str, Any]:
+    """The defaults of the `SPEC_SEARCH_OPTIONS`, for `AgentSpec.typed_options`."""
+    defaults = SearchSettings()
+    return {name: getattr(defaults, name) for name in SPEC_SEARCH_OPTIONS}
 
 
 class SearchAgent:
@@ -27,52 +67,35 @@ class SearchAgent:
     Args:
         evaluator: ``(batch, games) -> (logits [n, A] float32, values [n] float32)``, illegal
             actions at ``-inf``.
-        num_simulations: simulations per move.
-        c_puct: the exploration constant of PUCT.
+        settings: the search (``num_simulations`` a move, ``c_puct``, first-play urgency; the
+            noise settings are unused: an agent searches without noise).
         seed: seeds tie-breaking (None: fresh entropy).
         name: the label in tables and records.
-        search_options: further keyword arguments of `trapy_rl.mcts.search.MCTS`
-            (``fpu_reduction``, ``capacity``).
     """
 
     def __init__(
         self,
         evaluator: Evaluator,
         *,
-        num_simulations: int,
-        c_puct: float = 1.25,
+        settings: SearchSettings,
         seed: int | np.random.SeedSequence | None = None,
         name: str,
-        **search_options,
     ) -> None:
         if not callable(evaluator):
             raise TypeError(f"evaluator must be callable, got {type(evaluator).__name__}")
-        if isinstance(num_simulations, bool) or not isinstance(num_simulations, (int, np.integer)):
-            raise ValueError(f"num_simulations must be an integer >= 1, got {num_simulations!r}")
-        if num_simulations < 1:
-            raise ValueError(f"num_simulations must be >= 1, got {num_simulations}")
-        if not c_puct > 0:
-            raise ValueError(f"c_puct must be > 0, got {c_puct}")
+        if not isinstance(settings, SearchSettings):
+            raise TypeError(f"settings must be a SearchSettings, got {type(settings).__name__}")
         self.evaluator = evaluator
-        self.num_simulations = int(num_simulations)
-        self.c_puct = float(c_puct)
+        self.settings = settings
         self.rng = np.random.default_rng(seed)
         self.name = name
-        self.search_options = search_options
         self._searches: dict[tuple[Board, int], MCTS] = {}
 
     def _search(self, board: Board, num_games: int) -> MCTS:
         key = (board, num_games)
         search = self._searches.get(key)
         if search is None:
-            search = MCTS(
-                self.evaluator,
-                board,
-                num_games=num_games,
-                num_simulations=self.num_simulations,
-                c_puct=self.c_puct,
-                **self.search_options,
-            )
+            search = MCTS(self.evaluator, board, num_games=num_games, settings=self.settings)
             self._searches = {key: search}  # keep one: the trees are large
         return search
 
@@ -87,7 +110,4 @@ class SearchAgent:
         return select_actions(result.visit_counts, 0.0, self.rng)
 
     def __repr__(self) -> str:
-        return (
-            f"{type(self).__name__}(num_simulations={self.num_simulations}, "
-            f"c_puct={self.c_puct}, name={self.name!r})"
-        )
+        return f"{type(self).__name__}({self.settings}, name={self.name!r})"

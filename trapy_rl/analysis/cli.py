@@ -14,16 +14,19 @@ Writes ``openings_<estimator>.csv``, ``openings_<estimator>.png`` (the map),
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import hydra
 from hydra.core.config_store import ConfigStore
 from omegaconf import DictConfig, OmegaConf
 
+from trapy_rl.config import CONFIG_DIR, hydra_schema
+from trapy_rl.mcts.settings import SearchSettings
+
 __all__ = ["OpeningsConfig", "main", "run"]
 
-CONFIG_DIR = str(Path(__file__).resolve().parents[2] / "configs")
+SearchSchema = hydra_schema(SearchSettings)
 
 
 @dataclass
@@ -31,18 +34,18 @@ class OpeningsConfig:
     """The settings of ``trapy-openings``; see `trapy_rl.analysis.estimate_openings`.
 
     ``cache_dir`` "default" is ``~/.cache/trapy_rl/openings``; null caches nothing.
-    ``out_dir`` null writes into Hydra's run folder.
+    ``out_dir`` null writes into Hydra's run folder. ``search`` holds the keys of
+    `trapy_rl.mcts.SearchSettings` (the search of ``estimator=search``).
     """
 
     side: int = 10
     estimator: str = "search"
     checkpoint: str | None = None
-    simulations: int = 200
+    search: SearchSchema = field(default_factory=SearchSchema)  # type: ignore[valid-type]
     rollouts: int = 4
     playouts: int = 1000
     agent: str = "random"
     opponent: str | None = None
-    c_puct: float = 1.25
     mirror: bool = True
     seed: int = 0
     device: str = "cpu"
@@ -70,12 +73,11 @@ def run(cfg: DictConfig | OpeningsConfig, out_dir: str | Path) -> dict[str, Path
         side=cfg.side,
         estimator=cfg.estimator,
         checkpoint=cfg.checkpoint,
-        simulations=cfg.simulations,
+        search=SearchSettings(**OmegaConf.to_container(OmegaConf.create(cfg.search))),
         rollouts=cfg.rollouts,
         playouts=cfg.playouts,
         agent=cfg.agent,
         opponent=cfg.opponent,
-        c_puct=cfg.c_puct,
         mirror=cfg.mirror,
         seed=cfg.seed,
         device=cfg.device,

@@ -46,7 +46,7 @@ from trapy_rl.agents.base import Agent, reset_agent
 from trapy_rl.game.batch import BatchGame
 from trapy_rl.game.board import Board
 from trapy_rl.game.fill import playout_wins
-from trapy_rl.mcts import MCTS, Evaluator
+from trapy_rl.mcts import MCTS, Evaluator, SearchSettings
 
 __all__ = [
     "mirror_average",
@@ -151,8 +151,7 @@ def search_values(
     evaluator: Evaluator,
     board: Board,
     *,
-    num_simulations: int,
-    c_puct: float = 1.25,
+    settings: SearchSettings,
     mirror: bool = False,
 ) -> np.ndarray:
     """v(c) from the root values of a PUCT search of every swapped opening (one MCTS, K games).
@@ -160,16 +159,14 @@ def search_values(
     Args:
         evaluator: the leaves' evaluator: a net's, or `RolloutEvaluator` (rollout MCTS, UCT).
         board: the board.
-        num_simulations: simulations per opening.
-        c_puct: the exploration constant.
+        settings: the search (``num_simulations`` per opening, ``c_puct``; no noise).
         mirror: average with the mirror cell's value.
 
     Returns:
         [K] float64 in [0, 1].
     """
-    _check_positive(num_simulations, "num_simulations")
     k = board.num_cells
-    search = MCTS(evaluator, board, num_games=k, num_simulations=num_simulations, c_puct=c_puct)
+    search = MCTS(evaluator, board, num_games=k, settings=settings)
     result = search.search(swapped_openings(board), add_noise=False)
     v = _stone_value(result.root_values)
     return mirror_average(v, board) if mirror else v

@@ -36,6 +36,7 @@ from trapy_rl.eval import wilson_interval
 from trapy_rl.eval.cache import file_sha256
 from trapy_rl.game.board import Board
 from trapy_rl.mcts import Evaluator
+from trapy_rl.mcts.settings import SearchSettings
 
 __all__ = [
     "ESTIMATORS",
@@ -123,12 +124,11 @@ def estimate_openings(
     side: int = 10,
     estimator: str = "search",
     checkpoint: str | os.PathLike | None = None,
-    simulations: int = 200,
+    search: SearchSettings | None = None,
     rollouts: int = 1,
     playouts: int = 1000,
     agent: str = "random",
     opponent: str | None = None,
-    c_puct: float = 1.25,
     mirror: bool = True,
     seed: int = 0,
     device: str = "cpu",
@@ -141,13 +141,13 @@ def estimate_openings(
         estimator: one of `ESTIMATORS` (see `trapy_rl.analysis.estimators`).
         checkpoint: a checkpoint file or run folder. ``net`` needs it; ``search`` uses the
             net's leaves with it and random playouts (rollout MCTS) without it.
-        simulations: search simulations per opening (``search``).
+        search: the search of ``search`` (``num_simulations`` per opening, ``c_puct``);
+            default ``SearchSettings()``.
         rollouts: random playouts per leaf evaluation of rollout search (``search`` without
             a net).
         playouts: random playouts (``rollout``) or games (``playout``) per opening.
         agent: the spec of the agent owning the stone (``playout``), e.g. ``uct:100``.
         opponent: the spec of the agent moving next (``playout``; default ``agent``).
-        c_puct: the search's exploration constant (``search``).
         mirror: make the map symmetric under the mirror (average values or pool counts).
         seed: seeds playouts and agents; the result is a function of the arguments.
         device: where a net runs (``cpu``, ``cuda``, ``auto``).
@@ -167,16 +167,19 @@ def estimate_openings(
     if estimator == "net" and checkpoint is None:
         raise ValueError("estimator 'net' needs a checkpoint (a checkpoint file or run folder)")
     checkpoint_file = _checkpoint_file(checkpoint) if checkpoint is not None else None
+    search = SearchSettings() if search is None else search
+    if not isinstance(search, SearchSettings):
+        raise ValueError(f"search must be a SearchSettings, got {search!r}")
     key = _cache_key(
         board=board,
         estimator=estimator,
         checkpoint_file=checkpoint_file,
-        simulations=simulations,
+        simulations=search.num_simulations,  # the key's names predate SearchSettings
         rollouts=rollouts,
         playouts=playouts,
         agent=agent,
         opponent=opponent or agent,
-        c_puct=c_puct,
+        c_puct=search.c_puct,
         mirror=mirror,
         seed=seed,
     )
@@ -203,11 +206,8 @@ def estimate_openings(
 
 def _cache_key(*, board: Board, estimator: str, checkpoint_file: Path | None, **settings) -> dict:
     """The settings that determine an estimator's result (and nothing else)."""
-    _check_positive(settings["simulations"], "simulations")
     _check_positive(settings["rollouts"], "rollouts")
     _check_positive(settings["playouts"], "playouts")
-    if not settings["c_puct"] > 0:
-        raise ValueError(f"c_puct must be > 0, got {settings['c_puct']}")
     used = {
         "net": (),
         "search": ("simulations", "c_puct") + (() if checkpoint_file else ("rollouts",)),
@@ -239,13 +239,8 @@ def _compute(board: Board, key: dict, checkpoint_file: Path | None, device: str)
             evaluator = RolloutEvaluator(key["rollouts"], seed)
         if estimator == "net":
             return opening_table(net_values(evaluator, board, mirror=mirror), board)
-        v = search_values(
-            evaluator,
-            board,
-            num_simulations=key["simulations"],
-            c_puct=key["c_puct"],
-            mirror=mirror,
-        )
+        settings = SearchSettings(num_simulations=key["simulations"], c_puct=key["c_puct"])
+        v = search_values(evaluator, board, settings=settings, mirror=mirror)
         return opening_table(v, board)
     if estimator == "rollout":
         wins, games = rollout_counts(board, num_rollouts=key["playouts"], seed=seed)

@@ -3,6 +3,7 @@
 from trapy_rl.mcts.policies import add_dirichlet_noise, select_actions, select_puct, softmax_priors
 from trapy_rl.mcts.reference import ReferenceSearch
 from trapy_rl.mcts.search import MCTS, Evaluator, SearchResult
+from trapy_rl.mcts.settings import SearchSettings
 from trapy_rl.mcts.tree import Tree
 
 __all__ = [
@@ -10,6 +11,7 @@ __all__ = [
     "Evaluator",
     "ReferenceSearch",
     "SearchResult",
+    "SearchSettings",
     "Tree",
     "add_dirichlet_noise",
     "select_actions",

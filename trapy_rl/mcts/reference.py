@@ -17,6 +17,7 @@ import numpy as np
 from trapy_rl.game.batch import BatchGame
 from trapy_rl.game.state import GameState
 from trapy_rl.mcts.policies import softmax_priors
+from trapy_rl.mcts.settings import SearchSettings
 
 __all__ = ["ReferenceSearch"]
 
@@ -36,13 +37,15 @@ class ReferenceSearch:
 
     Args:
         evaluator: called as ``evaluator(BatchGame.from_states([state]), np.array([0]))``.
-        c_puct, fpu_reduction: as in `MCTS`.
+        settings: as in `MCTS`; only ``c_puct`` and ``fpu_reduction`` matter here (no noise,
+            and `search` takes its number of simulations).
     """
 
-    def __init__(self, evaluator, *, c_puct: float = 1.25, fpu_reduction: float = 0.0):
+    def __init__(self, evaluator, *, settings: SearchSettings | None = None):
+        settings = settings or SearchSettings()
         self.evaluator = evaluator
-        self.c_puct = c_puct
-        self.fpu_reduction = fpu_reduction
+        self.c_puct = settings.c_puct
+        self.fpu_reduction = settings.fpu_reduction
         self.nodes: dict[tuple[int, ...], _Node] = {}
 
     def _new_node(self, state: GameState) -> tuple[_Node, float]:

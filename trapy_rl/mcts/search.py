@@ -25,13 +25,13 @@ place of `select_actions`; playout cap randomization only needs the ``num_simula
 argument of `MCTS.search`, per call and per subset of ``games``.
 
 >>> from trapy_rl.game import BatchGame, Board
->>> from trapy_rl.mcts import select_actions
+>>> from trapy_rl.mcts import SearchSettings, select_actions
 >>> def uniform(batch, games):
 ...     legal = batch.legal_mask()[games]
 ...     return np.where(legal, 0.0, -np.inf).astype(np.float32), np.zeros(len(games), np.float32)
 >>> board = Board(4)
 >>> batch = BatchGame(2, board)
->>> mcts = MCTS(uniform, board, num_games=2, num_simulations=16, seed=0)
+>>> mcts = MCTS(uniform, board, num_games=2, settings=SearchSettings(num_simulations=16), seed=0)
 >>> result = mcts.search(batch, add_noise=True)
 >>> result.visit_counts.shape, result.visit_counts.sum(axis=1).tolist()
 ((2, 23), [16, 16])
@@ -54,6 +54,7 @@ from trapy_rl.mcts.policies import (
     normalize_logits,
     select_puct,
 )
+from trapy_rl.mcts.settings import SearchSettings
 from trapy_rl.mcts.tree import NO_CHILD, Tree
 
 __all__ = ["MCTS", "Evaluator", "SearchResult"]
@@ -97,11 +98,9 @@ class MCTS:
         evaluator: see `Evaluator`.
         board: the board of the games.
         num_games: B, the size of the batches `search` receives.
-        num_simulations: simulations per `search` call unless the call says otherwise.
-        c_puct: the exploration constant.
-        fpu_reduction: unvisited children start at the parent's mean value minus this.
-        dirichlet_alpha: concentration of the root noise (``add_noise=True``).
-        dirichlet_fraction: weight of the root noise in the root prior.
+        settings: simulations per `search` call (unless the call says otherwise), c_puct,
+            first-play urgency and the root noise of ``add_noise=True`` (default
+            ``SearchSettings()``).
         capacity: initial nodes per tree (default ``num_simulations + 1``); trees grow as needed.
         seed: seed of the generator used for the root noise.
     """
@@ -112,34 +111,21 @@ class MCTS:
         board: Board,
         *,
         num_games: int,
-        num_simulations: int = 64,
-        c_puct: float = 1.25,
-        fpu_reduction: float = 0.0,
-        dirichlet_alpha: float = 0.3,
-        dirichlet_fraction: float = 0.25,
+        settings: SearchSettings | None = None,
         capacity: int | None = None,
         seed: int | None = None,
     ):
         if not callable(evaluator):
             raise TypeError(f"evaluator must be callable, got {type(evaluator).__name__}")
-        if num_simulations < 1:
-            raise ValueError(f"num_simulations must be >= 1, got {num_simulations}")
-        if c_puct <= 0:
-            raise ValueError(f"c_puct must be > 0, got {c_puct}")
-        if dirichlet_alpha <= 0:
-            raise ValueError(f"dirichlet_alpha must be > 0, got {dirichlet_alpha}")
-        if not 0 <= dirichlet_fraction <= 1:
-            raise ValueError(f"dirichlet_fraction must be in [0, 1], got {dirichlet_fraction}")
+        settings = SearchSettings() if settings is None else settings
+        if not isinstance(settings, SearchSettings):
+            raise TypeError(f"settings must be a SearchSettings, got {type(settings).__name__}")
         self.evaluator = evaluator
         self.board = board
         self.num_games = int(num_games)
-        self.num_simulations = int(num_simulations)
-        self.c_puct = float(c_puct)
-        self.fpu_reduction = float(fpu_reduction)
-        self.dirichlet_alpha = float(dirichlet_alpha)
-        self.dirichlet_fraction = float(dirichlet_fraction)
+        self.settings = settings
         self.rng = np.random.default_rng(seed)
-        self.tree = Tree(num_games, board.num_actions, capacity or num_simulations + 1)
+        self.tree = Tree(num_games, board.num_actions, capacity or settings.num_simulations + 1)
         # The position each tree's root stands for: its move count and history.
         self._root_move_count = np.zeros(num_games, dtype=np.int16)
         self._root_history = np.full((num_games, board.num_cells + 1), -1, dtype=np.int16)
@@ -199,7 +185,7 @@ class MCTS:
             raise ValueError(f"batch is on {batch.board}, the search on {self.board}")
         if batch.num_games != self.num_games:
             raise ValueError(f"batch has {batch.num_games} games, the search {self.num_games}")
-        sims = self.num_simulations if num_simulations is None else int(num_simulations)
+        sims = self.settings.num_simulations if num_simulations is None else int(num_simulations)
         if sims < 0:
             raise ValueError(f"num_simulations must be >= 0, got {sims}")
         gs = self._game_indices(games)
@@ -224,8 +210,8 @@ class MCTS:
                 np.maximum(clean_priors, 0.0),
                 legal,
                 self.rng,
-                dirichlet_alpha=self.dirichlet_alpha,
-                dirichlet_fraction=self.dirichlet_fraction,
+                dirichlet_alpha=self.settings.dirichlet_alpha,
+                dirichlet_fraction=self.settings.dirichlet_fraction,
             )
             tree.priors[gs, 0] = np.where(legal, noisy, -np.inf)
         try:
@@ -262,8 +248,8 @@ class MCTS:
                 np.take(edge_q, current, axis=0),
                 node_visits[current],
                 node_sums[current],
-                c_puct=self.c_puct,
-                fpu_reduction=self.fpu_reduction,
+                c_puct=self.settings.c_puct,
+                fpu_reduction=self.settings.fpu_reduction,
             )
             level = np.full(n, -1, dtype=np.intp)
             level[active] = actions

@@ -4,8 +4,8 @@ Shapes: n positions, C planes, H x W grid, A actions.
 
 >>> import numpy as np
 >>> from trapy_rl.game import BatchGame
->>> from trapy_rl.nn import Evaluator, PolicyValueNet
->>> evaluator = Evaluator(PolicyValueNet(channels=16, blocks=2), device="cpu")
+>>> from trapy_rl.nn import NetConfig, NetEvaluator, PolicyValueNet
+>>> evaluator = NetEvaluator(PolicyValueNet(NetConfig(channels=16, blocks=2)), device="cpu")
 >>> batch = BatchGame(3, side=5)
 >>> logits, values = evaluator(batch, np.arange(3))  # [n, A] float32, -inf illegal; [n]
 >>> logits.shape, values.shape, bool(np.isneginf(logits[:, batch.board.swap_action]).all())
@@ -16,14 +16,15 @@ shared by several processes, one thread each (``torch.set_num_threads(1)``) is t
 """
 
 from trapy_rl.nn.device import bf16_supported, resolve_device
-from trapy_rl.nn.evaluator import Evaluator, UniformEvaluator
+from trapy_rl.nn.evaluator import NetEvaluator, UniformEvaluator
 from trapy_rl.nn.layers import HexConv2d, MaskedBatchNorm2d
-from trapy_rl.nn.network import PolicyValueNet
+from trapy_rl.nn.network import NetConfig, PolicyValueNet
 
 __all__ = [
-    "Evaluator",
     "HexConv2d",
     "MaskedBatchNorm2d",
+    "NetConfig",
+    "NetEvaluator",
     "PolicyValueNet",
     "UniformEvaluator",
     "bf16_supported",

@@ -21,7 +21,7 @@ from trapy_rl.game.planes import encode_planes
 from trapy_rl.nn.device import bf16_supported, resolve_device
 from trapy_rl.nn.network import PolicyValueNet
 
-__all__ = ["Evaluator", "UniformEvaluator"]
+__all__ = ["NetEvaluator", "UniformEvaluator"]
 
 
 class UniformEvaluator:
@@ -40,7 +40,7 @@ class UniformEvaluator:
         return logits, values
 
 
-class Evaluator:
+class NetEvaluator:
     """A `PolicyValueNet` wrapped for search: batched, in inference mode, on a chosen device.
 
     The evaluator holds the net itself, not a copy, so it always sees the current weights. It

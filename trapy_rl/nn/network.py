@@ -19,7 +19,11 @@ layer and the input's off-board points never reach a cell.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import torch
@@ -29,9 +33,12 @@ from trapy_rl.game.board import Board
 from trapy_rl.game.planes import NUM_PLANES, PLANE_NAMES
 from trapy_rl.nn.layers import HexConv2d, MaskedBatchNorm2d, masked_pool
 
-__all__ = ["PolicyValueNet"]
+__all__ = ["NetConfig", "PolicyValueNet"]
 
 ON_BOARD_PLANE = PLANE_NAMES.index("on_board")
+# Bounds on a net read from a file or a config: far above any net trained here, far below one
+# whose allocation would exhaust a machine.
+MAX_CHANNELS, MAX_BLOCKS = 1024, 64
 
 
 @functools.cache
@@ -59,47 +66,81 @@ class ResidualBlock(nn.Module):
         return torch.relu(x + y) * mask
 
 
-class PolicyValueNet(nn.Module):
-    """Residual policy/value net for Trap Y positions on any board side.
+@dataclass(frozen=True)
+class NetConfig:
+    """The shape of a `PolicyValueNet` (``configs/model/*.yaml``); the default is the small
+    CPU net.
 
-    Args:
+    Attributes:
         channels: Ch, feature channels of the tower.
         blocks: residual blocks in the tower.
         policy_channels: hidden channels of the per-cell policy head (1x1 convolutions).
         value_hidden: hidden units of the value MLP.
         swap_hidden: hidden units of the swap-logit MLP.
-        in_planes: C, input planes (default `NUM_PLANES`, what `encode_planes` produces).
+        in_planes: C, input planes (`NUM_PLANES`, what `encode_planes` produces).
     """
 
-    def __init__(
-        self,
-        *,
-        channels: int = 64,
-        blocks: int = 6,
-        policy_channels: int = 32,
-        value_hidden: int = 64,
-        swap_hidden: int = 32,
-        in_planes: int = NUM_PLANES,
-    ):
-        super().__init__()
-        for name, value, least in (
-            ("channels", channels, 1),
-            ("blocks", blocks, 0),
-            ("policy_channels", policy_channels, 1),
-            ("value_hidden", value_hidden, 1),
-            ("swap_hidden", swap_hidden, 1),
-            ("in_planes", in_planes, ON_BOARD_PLANE + 1),
+    channels: int = 48
+    blocks: int = 4
+    policy_channels: int = 32
+    value_hidden: int = 64
+    swap_hidden: int = 32
+    in_planes: int = NUM_PLANES
+
+    def __post_init__(self) -> None:
+        for name, least in (
+            ("channels", 1),
+            ("blocks", 0),
+            ("policy_channels", 1),
+            ("value_hidden", 1),
+            ("swap_hidden", 1),
+            ("in_planes", ON_BOARD_PLANE + 1),
         ):
+            value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
-                raise ValueError(f"{name} must be an integer >= {least}, got {value!r}")
-        self.config = dict(
-            channels=int(channels),
-            blocks=int(blocks),
-            policy_channels=int(policy_channels),
-            value_hidden=int(value_hidden),
-            swap_hidden=int(swap_hidden),
-            in_planes=int(in_planes),
-        )
+                raise ValueError(f"model.{name} must be an integer >= {least}, got {value!r}")
+            object.__setattr__(self, name, int(value))
+        if self.channels > MAX_CHANNELS or self.blocks > MAX_BLOCKS:
+            raise ValueError(
+                f"model: {self.channels} channels x {self.blocks} blocks is beyond this "
+                f"toolkit's nets (at most {MAX_CHANNELS} channels and {MAX_BLOCKS} blocks)"
+            )
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> NetConfig:
+        """From a plain dict such as a checkpoint holds (a ValueError names a bad key)."""
+        if not isinstance(data, Mapping):
+            raise ValueError(f"model: expected a mapping, got {data!r}")
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ValueError(
+                f"model: unknown setting {unknown[0]!r} (known: {', '.join(sorted(known))})"
+            )
+        return cls(**dict(data))
+
+    def to_dict(self) -> dict[str, int]:
+        return dataclasses.asdict(self)
+
+
+class PolicyValueNet(nn.Module):
+    """Residual policy/value net for Trap Y positions on any board side.
+
+    Args:
+        config: its shape (default `NetConfig()`, the small CPU net).
+
+    Attributes:
+        config: the `NetConfig` it was built from.
+    """
+
+    def __init__(self, config: NetConfig = NetConfig()):
+        super().__init__()
+        if not isinstance(config, NetConfig):
+            raise TypeError(f"config must be a NetConfig, got {type(config).__name__}")
+        self.config = config
+        channels, blocks = config.channels, config.blocks
+        policy_channels, in_planes = config.policy_channels, config.in_planes
+        value_hidden, swap_hidden = config.value_hidden, config.swap_hidden
         self.in_planes = int(in_planes)
         self.stem_conv = HexConv2d(in_planes, channels)
         self.stem_norm = MaskedBatchNorm2d(channels)

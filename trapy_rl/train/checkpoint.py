@@ -13,7 +13,7 @@ counters       iteration, positions generated, games finished, training samples 
 rng            the global numpy, torch and python random states
 replay         the replay window (`ReplayBuffer.state_dict`, planes bit-packed) or None
 selfplay       the games in progress (`SelfPlay.state_dict`)
-config         the run's resolved configuration, a plain dict, and ``config_yaml`` as text
+config         the run's resolved configuration (`TrainConfig.to_dict`), a plain dict
 =============  ==============================================================================
 
 Numpy arrays are stored as tensors; readers take them back with ``np.asarray``.
@@ -32,6 +32,8 @@ from typing import Any
 
 import numpy as np
 import torch
+
+from trapy_rl.nn.network import NetConfig
 
 __all__ = [
     "FORMAT",
@@ -189,7 +191,7 @@ def load_checkpoint(path: str | os.PathLike, *, map_location: str | torch.device
     return payload
 
 
-def check_compatible(payload: dict, *, side: int, model_config: dict) -> None:
+def check_compatible(payload: dict, *, side: int, model: NetConfig) -> None:
     """Raise CheckpointError when ``payload`` was written for another board or net shape."""
     path = payload.get("path", "checkpoint")
     if int(payload["side"]) != int(side):
@@ -197,8 +199,8 @@ def check_compatible(payload: dict, *, side: int, model_config: dict) -> None:
             f"{path}: written for the side-{payload['side']} board, but this run plays on "
             f"side {side} (resume with the run's own settings, see its config.yaml)"
         )
-    saved = dict(payload["model"]["config"])
-    if saved != dict(model_config):
+    saved, model_config = dict(payload["model"]["config"]), model.to_dict()
+    if saved != model_config:
         differ = sorted(
             key for key in set(saved) | set(model_config) if saved.get(key) != model_config.get(key)
         )
@@ -237,7 +239,7 @@ def load_network(
 
     Returns:
         (net, info) where info holds ``path``, ``side``, ``iteration``, ``step`` (gradient
-        steps), ``model_config`` (the constructor kwargs) and ``config`` (the run's, a dict).
+        steps), ``model_config`` (the `NetConfig` as a dict) and ``config`` (the run's, a dict).
 
     Raises:
         CheckpointError: naming the file and why it cannot give a net.
@@ -248,7 +250,7 @@ def load_network(
     source = payload["path"]
     model_config = dict(payload["model"]["config"])
     try:
-        net = PolicyValueNet(**model_config)
+        net = PolicyValueNet(NetConfig.from_dict(model_config))
     except (TypeError, ValueError) as error:
         raise CheckpointError(
             f"{source}: cannot build its net from {model_config}: {error}"

@@ -1,6 +1,6 @@
 """``trapy-train``: compose the Hydra configuration (``configs/train.yaml``) and train.
 
-    trapy-train                                   # the default run (about ten CPU minutes)
+    trapy-train                                   # the default run (about seven CPU minutes)
     trapy-train debug=smoke                       # a one-minute check
     trapy-train side=10 mcts.num_simulations=200  # any override; typos fail naming the key
     trapy-train resume=outputs/2026-01-01/12-00-00
@@ -11,24 +11,23 @@ folder, ``outputs/<date>/<time>/``.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import hydra
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig
 
-import trapy_rl.config  # noqa: F401  (stores the schemas)
+from trapy_rl.config import CONFIG_DIR, train_config
 
-CONFIG_DIR = str(Path(__file__).resolve().parents[2] / "configs")
+__all__ = ["main", "run"]
 
 
 def run(cfg: DictConfig) -> None:
     """Train with ``cfg``, its outputs in Hydra's run folder unless ``run_dir`` says otherwise."""
     from trapy_rl.train.loop import train
 
-    if not cfg.get("run_dir"):
-        cfg.run_dir = HydraConfig.get().runtime.output_dir
-    train(cfg)
+    config = train_config(cfg)
+    if not config.run_dir:
+        config = config.replace({"run_dir": HydraConfig.get().runtime.output_dir})
+    train(config)
 
 
 @hydra.main(version_base="1.3", config_path=CONFIG_DIR, config_name="train")

@@ -6,7 +6,9 @@ own; this module only picks what a training log shows.
 
 from __future__ import annotations
 
-from trapy_rl.agents import RandomAgent, RolloutMCTSAgent
+from collections.abc import Sequence
+
+from trapy_rl.agents import Agent, parse_agent
 from trapy_rl.analysis import draw_opening_map, net_values, opening_table
 from trapy_rl.eval import MatchResult, play_match
 from trapy_rl.game.board import Board
@@ -15,19 +17,18 @@ __all__ = ["evaluate", "opening_values_figure"]
 
 
 def evaluate(
-    agent, board: Board, *, num_games: int, uct_simulations: int, seed: int
+    agent: Agent, board: Board, *, opponents: Sequence[str], num_games: int, seed: int
 ) -> dict[str, MatchResult]:
-    """Matches of ``agent`` against random play and against rollout MCTS (UCT).
+    """Matches of ``agent`` against each opponent spec (``random``, ``uct:32``, ...).
 
     Returns:
-        ``{"random": MatchResult, "uct": MatchResult}``.
+        ``{spec: MatchResult}`` in the order of ``opponents``.
     """
-    random_agent = RandomAgent(seed=seed)
-    uct_agent = RolloutMCTSAgent(uct_simulations, seed=seed + 1)
-    return {
-        "random": play_match(agent, random_agent, num_games=num_games, board=board, seed=seed),
-        "uct": play_match(agent, uct_agent, num_games=num_games, board=board, seed=seed),
-    }
+    results = {}
+    for i, spec in enumerate(opponents):
+        opponent = parse_agent(spec, board=board, seed=seed + 1 + i)
+        results[spec] = play_match(agent, opponent, num_games=num_games, board=board, seed=seed)
+    return results
 
 
 def opening_values_figure(evaluator, board: Board, *, title: str | None = None):

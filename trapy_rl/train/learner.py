@@ -19,11 +19,10 @@ from torch import nn
 from trapy_rl.game.board import Board
 from trapy_rl.game.planes import PLANE_NAMES
 from trapy_rl.train.replay import Samples
+from trapy_rl.train.settings import OptimSettings
 
-__all__ = ["LR_SCHEDULES", "OPTIMIZERS", "Learner", "legal_mask_from_planes"]
+__all__ = ["Learner", "legal_mask_from_planes"]
 
-OPTIMIZERS = ("adam", "sgd")
-LR_SCHEDULES = ("constant", "cosine")
 _OWN, _OPPONENT = PLANE_NAMES.index("own"), PLANE_NAMES.index("opponent")
 _ON_BOARD, _SWAP = PLANE_NAMES.index("on_board"), PLANE_NAMES.index("swap_allowed")
 # A finite stand-in for -inf: 0 * -inf would make the cross-entropy NaN on illegal actions.
@@ -56,15 +55,11 @@ class Learner:
     Args:
         net: the policy/value net, ``net(planes) -> (logits [n, A], values [n])``.
         board: the board the positions are on.
-        optimizer: ``"adam"`` (AdamW-style decoupled weight decay) or ``"sgd"`` (momentum).
-        lr: the peak learning rate.
-        momentum: SGD momentum.
-        weight_decay: L2 weight decay.
-        lr_schedule: ``"constant"`` or ``"cosine"`` (decay to 0 over ``total_steps``), both
-            after a linear warm-up of ``warmup_steps``.
+        settings: the optimiser (``adam``: AdamW-style decoupled weight decay; ``sgd``:
+            Nesterov momentum), the peak learning rate and its schedule (``constant``, or
+            ``cosine`` decay to 0 over ``total_steps``, both after a linear warm-up of
+            ``warmup_steps``), the loss weights and gradient clipping (0: none).
         total_steps: the steps the schedule spans (cosine only).
-        policy_weight, value_weight: the loss weights.
-        grad_clip: the largest gradient norm, 0 for no clipping.
         device: where the net trains.
 
     Attributes:
@@ -76,52 +71,38 @@ class Learner:
         net: nn.Module,
         board: Board,
         *,
-        optimizer: str = "adam",
-        lr: float = 1e-3,
-        momentum: float = 0.9,
-        weight_decay: float = 1e-4,
-        lr_schedule: str = "constant",
-        warmup_steps: int = 0,
+        settings: OptimSettings | None = None,
         total_steps: int = 0,
-        policy_weight: float = 1.0,
-        value_weight: float = 1.0,
-        grad_clip: float = 0.0,
         device: torch.device | str = "cpu",
     ):
-        if optimizer not in OPTIMIZERS:
-            raise ValueError(f"optimizer must be one of {OPTIMIZERS}, got {optimizer!r}")
-        if lr_schedule not in LR_SCHEDULES:
-            raise ValueError(f"lr_schedule must be one of {LR_SCHEDULES}, got {lr_schedule!r}")
-        if lr <= 0:
-            raise ValueError(f"lr must be > 0, got {lr}")
+        settings = OptimSettings() if settings is None else settings
+        if not isinstance(settings, OptimSettings):
+            raise TypeError(f"settings must be an OptimSettings, got {type(settings).__name__}")
         self.net = net
         self.board = board
+        self.settings = settings
         self.device = torch.device(device)
-        self.base_lr = float(lr)
-        self.lr_schedule = lr_schedule
-        self.warmup_steps = int(warmup_steps)
         self.total_steps = int(total_steps)
-        self.policy_weight = float(policy_weight)
-        self.value_weight = float(value_weight)
-        self.grad_clip = float(grad_clip)
         params = list(net.parameters())
-        if optimizer == "adam":
-            self.optimizer = torch.optim.AdamW(params, lr=lr, weight_decay=weight_decay)
+        lr, decay = settings.lr, settings.weight_decay
+        if settings.name == "adam":
+            self.optimizer = torch.optim.AdamW(params, lr=lr, weight_decay=decay)
         else:
             self.optimizer = torch.optim.SGD(
-                params, lr=lr, momentum=momentum, weight_decay=weight_decay, nesterov=True
+                params, lr=lr, momentum=settings.momentum, weight_decay=decay, nesterov=True
             )
         self.step = 0
 
     def learning_rate(self, step: int | None = None) -> float:
         """The learning rate at ``step`` (default: the next step)."""
         step = self.step if step is None else step
-        if step < self.warmup_steps:
-            return self.base_lr * (step + 1) / self.warmup_steps
-        if self.lr_schedule == "cosine" and self.total_steps > self.warmup_steps:
-            progress = min(1.0, (step - self.warmup_steps) / (self.total_steps - self.warmup_steps))
-            return self.base_lr * 0.5 * (1.0 + math.cos(math.pi * progress))
-        return self.base_lr
+        base, warmup = self.settings.lr, self.settings.warmup_steps
+        if step < warmup:
+            return base * (step + 1) / warmup
+        if self.settings.lr_schedule == "cosine" and self.total_steps > warmup:
+            progress = min(1.0, (step - warmup) / (self.total_steps - warmup))
+            return base * 0.5 * (1.0 + math.cos(math.pi * progress))
+        return base
 
     def losses(self, samples: Samples) -> dict[str, torch.Tensor]:
         """The loss terms on ``samples`` as scalar tensors (with gradients)."""
@@ -135,7 +116,7 @@ class Learner:
         value = torch.mean((values.float() - target_value) ** 2)
         probs = log_probs.exp()
         entropy = -(probs * log_probs).sum(dim=1).mean()
-        total = self.policy_weight * policy + self.value_weight * value
+        total = self.settings.policy_weight * policy + self.settings.value_weight * value
         return {"policy": policy, "value": value, "total": total, "entropy": entropy.detach()}
 
     def train_step(self, samples: Samples) -> dict[str, float]:
@@ -152,8 +133,8 @@ class Learner:
         terms = self.losses(samples)
         self.optimizer.zero_grad(set_to_none=True)
         terms["total"].backward()
-        if self.grad_clip > 0:
-            nn.utils.clip_grad_norm_(self.net.parameters(), self.grad_clip)
+        if self.settings.grad_clip > 0:
+            nn.utils.clip_grad_norm_(self.net.parameters(), self.settings.grad_clip)
         self.optimizer.step()
         self.step += 1
         report = {name: float(value.detach()) for name, value in terms.items()}

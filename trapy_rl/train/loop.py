@@ -1,7 +1,7 @@
 """The AlphaZero training loop: self-play -> replay -> learner, with checkpoints and logs.
 
-`train(cfg)` reads any object with the attributes of `trapy_rl.config.TrainConfig` (the
-composed Hydra config, or the dataclass itself) and never imports Hydra. One iteration:
+`train(cfg)` takes a `trapy_rl.train.settings.TrainConfig` (the command line builds one from
+the composed Hydra config) and never imports Hydra. One iteration:
 
 1. self-play: ``selfplay.moves_per_iteration`` searched moves in each of ``selfplay.num_games``
    games; finished games' positions go into the replay window;
@@ -29,7 +29,7 @@ import numpy as np
 import torch
 
 from trapy_rl.game.board import Board
-from trapy_rl.nn import Evaluator, PolicyValueNet
+from trapy_rl.nn import NetEvaluator, PolicyValueNet
 from trapy_rl.train.checkpoint import (
     CHECKPOINT_DIR,
     CheckpointError,
@@ -40,10 +40,12 @@ from trapy_rl.train.checkpoint import (
     write_run_checkpoint,
 )
 from trapy_rl.train.learner import Learner
-from trapy_rl.train.replay import MIRROR_MODES, ReplayBuffer
-from trapy_rl.train.workers import make_selfplay_backend
+from trapy_rl.train.replay import ReplayBuffer
+from trapy_rl.train.report import Reporter
+from trapy_rl.train.settings import TrainConfig
+from trapy_rl.train.workers import SelfPlayBackend, make_selfplay_backend
 
-__all__ = ["TrainResult", "config_to_dict", "train"]
+__all__ = ["TrainResult", "train"]
 
 log = logging.getLogger(__name__)
 
@@ -70,272 +72,111 @@ class TrainResult:
     history: list[dict[str, float]] = dataclasses.field(default_factory=list)
 
 
-def config_to_dict(cfg: Any) -> dict:
-    """The configuration as plain nested dicts (from a dataclass, DictConfig or dict)."""
-    if dataclasses.is_dataclass(cfg) and not isinstance(cfg, type):
-        return dataclasses.asdict(cfg)
-    if isinstance(cfg, dict):
-        return {k: config_to_dict(v) if isinstance(v, dict) else v for k, v in cfg.items()}
-    try:  # an OmegaConf container; omegaconf comes with Hydra but is imported only here
-        from omegaconf import OmegaConf
+@dataclass
+class _Run:
+    """The pieces of a run and its counters (what a checkpoint saves)."""
 
-        if OmegaConf.is_config(cfg):
-            return OmegaConf.to_container(cfg, resolve=True)
-    except ImportError:  # pragma: no cover
-        pass
-    raise TypeError(f"cannot read a configuration from {type(cfg).__name__}")
+    cfg: TrainConfig
+    run_dir: Path
+    board: Board
+    net: PolicyValueNet
+    evaluator: NetEvaluator
+    learner: Learner
+    replay: ReplayBuffer
+    selfplay: SelfPlayBackend
+    counters: dict[str, Any]
 
-
-def _to_yaml(config: dict) -> str:
-    try:
-        from omegaconf import OmegaConf
-
-        return OmegaConf.to_yaml(OmegaConf.create(config))
-    except ImportError:  # pragma: no cover
-        import json
-
-        return json.dumps(config, indent=2)
-
-
-def _check_config(config: dict) -> None:
-    """Clear errors for values the schema's types cannot rule out."""
-    problems = []
-    sp, rp, op = config["selfplay"], config["replay"], config["optim"]
-    for where, value, least in (
-        ("side", config["side"], 2),
-        ("iterations", config["iterations"], 0),
-        ("selfplay.num_games", sp["num_games"], 1),
-        ("selfplay.moves_per_iteration", sp["moves_per_iteration"], 1),
-        ("selfplay.num_workers", sp["num_workers"], 0),
-        ("mcts.num_simulations", config["mcts"]["num_simulations"], 1),
-        ("replay.capacity", rp["capacity"], 1),
-        ("optim.batch_size", op["batch_size"], 1),
-        ("checkpoint.every", config["checkpoint"]["every"], 0),
-        ("eval.every", config["eval"]["every"], 0),
-    ):
-        if value < least:
-            problems.append(f"{where} must be >= {least}, got {value}")
-    if rp["train_ratio"] < 0:
-        problems.append(f"replay.train_ratio must be >= 0, got {rp['train_ratio']}")
-    if rp["mirror"] not in MIRROR_MODES:
-        problems.append(f"replay.mirror must be one of {MIRROR_MODES}, got {rp['mirror']!r}")
-    if config["logger"]["name"] not in ("tensorboard", "none"):
-        problems.append(
-            f"logger.name must be 'tensorboard' or 'none', got {config['logger']['name']!r}"
-        )
-    if problems:
-        raise ValueError("bad training configuration: " + "; ".join(problems))
-
-
-def _seed_everything(seed: int) -> None:
-    random.seed(seed)
-    np.random.seed(seed % 2**32)  # noqa: NPY002 (for code that uses the global state)
-    torch.manual_seed(seed)
-
-
-def train(cfg: Any) -> TrainResult:
-    """Run (or resume) a training run; see the module docstring. Returns where it all went."""
-    config = config_to_dict(cfg)
-    _check_config(config)
-    run_dir = Path(config.get("run_dir") or ".").resolve()
-    checkpoint_dir = run_dir / CHECKPOINT_DIR
-    checkpoint_dir.mkdir(parents=True, exist_ok=True)
-    config_yaml = _to_yaml(config)
-    (run_dir / "config.yaml").write_text(config_yaml)
-    if config["threads"] > 0:
-        torch.set_num_threads(config["threads"])
-    seed = int(config["seed"])
-    _seed_everything(seed)
-
-    # ------------------------------------------------------------------ the pieces
-    board = Board(config["side"])
-    model_config = dict(config["model"])
-    try:
-        net = PolicyValueNet(**model_config)
-    except TypeError as error:
-        raise ValueError(f"bad model configuration {model_config}: {error}") from error
-    model_config = dict(getattr(net, "config", model_config))
-    device = torch.device(config["device"])
-    evaluator = Evaluator(net, device=device, bf16=config["bf16"])
-    sp, rp, op, ev, ck = (config[k] for k in ("selfplay", "replay", "optim", "eval", "checkpoint"))
-    positions_per_iteration = sp["num_games"] * sp["moves_per_iteration"]
-    learner = Learner(
-        net,
-        board,
-        optimizer=op["name"],
-        lr=op["lr"],
-        momentum=op["momentum"],
-        weight_decay=op["weight_decay"],
-        lr_schedule=op["lr_schedule"],
-        warmup_steps=op["warmup_steps"],
-        total_steps=math.ceil(
-            config["iterations"] * positions_per_iteration * rp["train_ratio"] / op["batch_size"]
-        ),
-        policy_weight=op["policy_weight"],
-        value_weight=op["value_weight"],
-        grad_clip=op["grad_clip"],
-        device=device,
-    )
-    replay = ReplayBuffer(board, rp["capacity"])
-    selfplay = make_selfplay_backend(net, evaluator, board, config)
-    counters = {"iteration": 0, "positions": 0, "games": 0, "samples_owed": 0.0}
-
-    if config.get("resume"):
-        try:
-            _resume(config["resume"], board, model_config, net, learner, replay, selfplay, counters)
-        except BaseException:
-            selfplay.close()
-            raise
-
-    writer = None
-    if config["logger"]["name"] == "tensorboard":
-        from torch.utils.tensorboard import SummaryWriter
-
-        writer = SummaryWriter(log_dir=str(run_dir / "tensorboard"))
-    print(f"run folder: {run_dir}\n  checkpoints: {checkpoint_dir}", flush=True)
-    if writer is not None:
-        print(f"  tensorboard: tensorboard --logdir {run_dir / 'tensorboard'}", flush=True)
-
-    def save(reason: str) -> Path:
+    def save(self, reason: str) -> Path:
+        cfg, counters = self.cfg, self.counters
         payload = {
-            "side": board.side,
-            "model": {"config": model_config, "state": net.state_dict()},
-            "learner": learner.state_dict(),
+            "side": self.board.side,
+            "model": {"config": cfg.model.to_dict(), "state": self.net.state_dict()},
+            "learner": self.learner.state_dict(),
             "counters": dict(counters),
             "rng": get_rng_state(),
-            "replay": replay.state_dict() if ck["replay"] else None,
-            "selfplay": selfplay.state_dict(),
-            "config": config,
-            "config_yaml": config_yaml,
+            "replay": self.replay.state_dict() if cfg.checkpoint.replay else None,
+            "selfplay": self.selfplay.state_dict(),
+            "config": cfg.to_dict(),
         }
-        path = write_run_checkpoint(checkpoint_dir, counters["iteration"], payload, keep=ck["keep"])
+        folder = self.run_dir / CHECKPOINT_DIR
+        keep = cfg.checkpoint.keep
+        path = write_run_checkpoint(folder, counters["iteration"], payload, keep=keep)
         log.info("checkpoint (%s): %s", reason, path)
         return path
 
-    result = TrainResult(run_dir=run_dir, checkpoint=None, iterations=counters["iteration"])
-    bar = None
-    if config["logger"]["progress"] and counters["iteration"] < config["iterations"]:
-        from tqdm.auto import tqdm
 
-        bar = tqdm(
-            total=config["iterations"], initial=counters["iteration"], unit="it", desc="training"
-        )
-    saved_at = counters["iteration"] if config.get("resume") else -1
-    loop_started, first_iteration = time.perf_counter(), counters["iteration"]
+def train(cfg: TrainConfig) -> TrainResult:
+    """Run (or resume) a training run; see the module docstring. Returns where it all went."""
+    if not isinstance(cfg, TrainConfig):
+        raise TypeError(f"train takes a TrainConfig, got {type(cfg).__name__}")
+    run = _build(cfg)
+    if cfg.resume:
+        try:
+            _resume(run, cfg.resume)
+        except BaseException:
+            run.selfplay.close()
+            raise
+    reporter = Reporter(run.run_dir, cfg, first_iteration=run.counters["iteration"])
+    result = TrainResult(run_dir=run.run_dir, checkpoint=None, iterations=0)
+    saved_at = run.counters["iteration"] if cfg.resume else -1
     try:
-        # ---------------------------------------------------------------- the iterations
-        while counters["iteration"] < config["iterations"]:
-            iteration = counters["iteration"]
-            started = time.perf_counter()
-
-            # 1. self-play
-            played = selfplay.play(
-                sp["moves_per_iteration"], seed=[seed, iteration, _SELFPLAY_STREAM]
-            )
-            replay.add(played.samples)
-            counters["positions"] += len(played.samples)
-            counters["games"] += len(played.records)
-
-            # 2. learn
-            rng = np.random.default_rng([seed, iteration, _REPLAY_STREAM])
-            reports = []
-            learn_started = time.perf_counter()
-            if len(replay) >= rp["min_size"]:
-                counters["samples_owed"] += rp["train_ratio"] * len(played.samples)
-                while counters["samples_owed"] >= op["batch_size"]:
-                    batch = replay.sample(op["batch_size"], rng, mirror=rp["mirror"])
-                    reports.append(learner.train_step(batch))
-                    counters["samples_owed"] -= op["batch_size"]
-            learn_seconds = time.perf_counter() - learn_started
-            selfplay.weights_changed()
-            counters["iteration"] = iteration + 1
-
-            # 3. report
-            stats = played.stats
-            metrics = {
-                "selfplay/games_per_s": stats.games_per_s,
-                "selfplay/moves_per_s": stats.moves_per_s,
-                "selfplay/simulations_per_s": stats.simulations_per_s,
-                "selfplay/game_length": stats.mean_game_length,
-                "selfplay/blue_win_rate": stats.blue_win_rate,
-                "selfplay/swap_rate": stats.swap_rate,
-                "selfplay/resign_rate": stats.resign_rate,
-                "selfplay/false_resign_rate": stats.false_resign_rate,
-                "replay/size": float(len(replay)),
-                "perf/learn_s": learn_seconds,
-                "perf/iteration_s": time.perf_counter() - started,
-            }
-            if reports:
-                for key in ("policy", "value", "total", "entropy"):
-                    metrics[f"loss/{key}"] = float(np.mean([r[key] for r in reports]))
-                metrics["optim/lr"] = reports[-1]["lr"]
-                metrics["optim/steps"] = float(learner.step)
-            if ev["every"] and counters["iteration"] % ev["every"] == 0:
-                metrics.update(_evaluate(evaluator, board, config, counters["iteration"], writer))
-            _log(writer, metrics, counters["iteration"])
-            result.history.append({"iteration": counters["iteration"], **metrics})
-            done = counters["iteration"] - first_iteration
-            per_iteration = (time.perf_counter() - loop_started) / done
-            eta = per_iteration * (config["iterations"] - counters["iteration"])
-            line = _summary_line(counters, metrics, config["iterations"], eta)
-            if bar is not None:
-                bar.set_postfix_str(line, refresh=False)
-                bar.update(1)
-            else:
-                print(line, flush=True)
-
-            # 4. checkpoint
-            if ck["every"] and counters["iteration"] % ck["every"] == 0:
-                result.checkpoint = save("periodic")
-                saved_at = counters["iteration"]
+        while run.counters["iteration"] < cfg.iterations:
+            metrics = _iterate(run, reporter)
+            result.history.append({"iteration": run.counters["iteration"], **metrics})
+            if cfg.checkpoint.every and run.counters["iteration"] % cfg.checkpoint.every == 0:
+                result.checkpoint = run.save("periodic")
+                saved_at = run.counters["iteration"]
     except KeyboardInterrupt:
-        if bar is not None:
-            bar.close()
-        path = save("interrupted")
-        print(f"\ninterrupted: saved {path}; resume with resume={run_dir}", flush=True)
-        if writer is not None:
-            writer.close()
-        selfplay.close()
+        reporter.close_progress()
+        path = run.save("interrupted")
+        print(f"\ninterrupted: saved {path}; resume with resume={run.run_dir}", flush=True)
+        reporter.close()
+        run.selfplay.close()
         raise
-    if bar is not None:
-        bar.close()
-    if saved_at != counters["iteration"]:
-        result.checkpoint = save("final")
-    elif result.checkpoint is None:
-        result.checkpoint = checkpoint_dir / "latest.pt"
-    result.iterations = counters["iteration"]
-    selfplay.close()
-
-    # ------------------------------------------------------------------ the closing match
-    if ev["final_games"] > 0:
-        from trapy_rl.agents import RandomAgent
-        from trapy_rl.eval import play_match
-
-        agent = _search_agent(evaluator, config, seed=seed, label="trained")
-        match = play_match(
-            agent, RandomAgent(seed=seed + 1), num_games=ev["final_games"], board=board, seed=seed
-        )
-        result.final_match = match
-        if writer is not None:
-            writer.add_scalar(
-                "eval/final_win_rate_vs_random", match.win_rate, counters["iteration"]
-            )
-        low, high = match.interval
-        print(
-            f"final match vs random, {match.games} games (both colours, swap allowed): "
-            f"won {match.wins} = {match.win_rate:.1%} (95% interval {low:.1%}..{high:.1%})",
-            flush=True,
-        )
-        print(match, flush=True)
-    if writer is not None:
-        writer.close()
+    reporter.close_progress()
+    if saved_at != run.counters["iteration"]:
+        result.checkpoint = run.save("final")
+    result.checkpoint = result.checkpoint or run.run_dir / CHECKPOINT_DIR / "latest.pt"
+    result.iterations = run.counters["iteration"]
+    run.selfplay.close()
+    if cfg.eval.final_games > 0:
+        result.final_match = _closing_match(run, reporter)
+    reporter.close()
     print(f"checkpoint: {result.checkpoint}", flush=True)
-    if writer is not None:
-        print(f"logs: tensorboard --logdir {run_dir / 'tensorboard'}", flush=True)
     return result
 
 
-def _resume(path, board, model_config, net, learner, replay, selfplay, counters) -> None:
+def _build(cfg: TrainConfig) -> _Run:
+    """The run folder (with its config.yaml), the seeds, the net and the pieces around it."""
+    run_dir = Path(cfg.run_dir or ".").resolve()
+    (run_dir / CHECKPOINT_DIR).mkdir(parents=True, exist_ok=True)
+    (run_dir / "config.yaml").write_text(_to_yaml(cfg.to_dict()))
+    if cfg.threads > 0:
+        torch.set_num_threads(cfg.threads)
+    random.seed(cfg.seed)
+    np.random.seed(cfg.seed % 2**32)  # noqa: NPY002 (for code that uses the global state)
+    torch.manual_seed(cfg.seed)
+    board = Board(cfg.side)
+    net = PolicyValueNet(cfg.model)
+    device = torch.device(cfg.device)
+    evaluator = NetEvaluator(net, device=device, bf16=cfg.bf16)
+    positions = cfg.iterations * cfg.selfplay.num_games * cfg.selfplay.moves_per_iteration
+    total_steps = math.ceil(positions * cfg.replay.train_ratio / cfg.optim.batch_size)
+    learner = Learner(net, board, settings=cfg.optim, total_steps=total_steps, device=device)
+    return _Run(
+        cfg=cfg,
+        run_dir=run_dir,
+        board=board,
+        net=net,
+        evaluator=evaluator,
+        learner=learner,
+        replay=ReplayBuffer(board, cfg.replay.capacity),
+        selfplay=make_selfplay_backend(net, evaluator, board, cfg),
+        counters={"iteration": 0, "positions": 0, "games": 0, "samples_owed": 0.0},
+    )
+
+
+def _resume(run: _Run, path: str) -> None:
     """Load a run's state from the checkpoint at ``path`` (a file or a run folder)."""
     payload = load_checkpoint(path)
     missing = [k for k in ("learner", "counters", "rng", "selfplay") if k not in payload]
@@ -343,79 +184,110 @@ def _resume(path, board, model_config, net, learner, replay, selfplay, counters)
         raise CheckpointError(
             f"{payload['path']}: not a checkpoint of a training run (lacks {', '.join(missing)})"
         )
-    check_compatible(payload, side=board.side, model_config=model_config)
-    net.load_state_dict(payload["model"]["state"])
-    learner.load_state_dict(payload["learner"])
+    check_compatible(payload, side=run.board.side, model=run.cfg.model)
+    run.net.load_state_dict(payload["model"]["state"])
+    run.learner.load_state_dict(payload["learner"])
     if payload.get("replay") is not None:
-        replay.load_state_dict(payload["replay"])
-    selfplay.load_state_dict(payload["selfplay"])
-    counters.update(payload["counters"])
+        run.replay.load_state_dict(payload["replay"])
+    run.selfplay.load_state_dict(payload["selfplay"])
+    run.counters.update(payload["counters"])
     set_rng_state(payload["rng"])
-    print(f"resumed from {payload['path']} at iteration {counters['iteration']}", flush=True)
+    print(f"resumed from {payload['path']} at iteration {run.counters['iteration']}", flush=True)
 
 
-def _search_agent(evaluator, config: dict, *, seed: int, label: str):
-    """The agent the run is measured with: its net guiding search, eval.num_simulations a move."""
+def _iterate(run: _Run, reporter: Reporter) -> dict[str, float]:
+    """One iteration: self-play, learning, evaluation when due, and its report."""
+    cfg, counters, replay = run.cfg, run.counters, run.replay
+    iteration = counters["iteration"]
+    started = time.perf_counter()
+
+    # 1. self-play
+    played = run.selfplay.play(
+        cfg.selfplay.moves_per_iteration, seed=[cfg.seed, iteration, _SELFPLAY_STREAM]
+    )
+    replay.add(played.samples)
+    counters["positions"] += len(played.samples)
+    counters["games"] += len(played.records)
+
+    # 2. learn
+    rng = np.random.default_rng([cfg.seed, iteration, _REPLAY_STREAM])
+    batch_size, reports = cfg.optim.batch_size, []
+    learn_started = time.perf_counter()
+    if len(replay) >= cfg.replay.min_size:
+        counters["samples_owed"] += cfg.replay.train_ratio * len(played.samples)
+        while counters["samples_owed"] >= batch_size:
+            batch = replay.sample(batch_size, rng, mirror=cfg.replay.mirror)
+            reports.append(run.learner.train_step(batch))
+            counters["samples_owed"] -= batch_size
+    learn_seconds = time.perf_counter() - learn_started
+    run.selfplay.weights_changed()
+    counters["iteration"] = iteration + 1
+
+    # 3. report
+    metrics = reporter.iteration_metrics(played.stats, reports, run.learner.step, len(replay))
+    metrics["perf/learn_s"] = learn_seconds
+    if cfg.eval.every and counters["iteration"] % cfg.eval.every == 0:
+        metrics.update(_evaluate(run, reporter))
+    metrics["perf/iteration_s"] = time.perf_counter() - started
+    reporter.log(metrics, counters)
+    return metrics
+
+
+def _match_agent(run: _Run, *, seed: int, label: str):
+    """The agent a run is measured with: its net guiding the run's search, without noise and
+    with ``eval.num_simulations`` a move."""
     from trapy_rl.agents import NetworkMCTSAgent
 
-    simulations = config["eval"]["num_simulations"]
-    return NetworkMCTSAgent(
-        evaluator,
-        num_simulations=simulations,
-        c_puct=config["mcts"]["c_puct"],
-        seed=seed,
-        name=f"{label}+mcts:{simulations}",
-    )
+    settings = run.cfg.mcts.replace(num_simulations=run.cfg.eval.num_simulations)
+    name = f"{label}+mcts:{settings.num_simulations}"
+    return NetworkMCTSAgent(run.evaluator, settings=settings, seed=seed, name=name)
 
 
-def _evaluate(evaluator, board: Board, config: dict, iteration: int, writer) -> dict[str, float]:
-    """Matches against random and UCT, and the opening-values picture."""
+def _evaluate(run: _Run, reporter: Reporter) -> dict[str, float]:
+    """Matches against ``eval.opponents``, and the opening-values picture."""
     from trapy_rl.train.evaluation import evaluate, opening_values_figure
 
-    ev = config["eval"]
-    seed = int(np.random.default_rng([config["seed"], iteration, _EVAL_STREAM]).integers(2**31))
-    agent = _search_agent(evaluator, config, seed=seed, label="net")
+    cfg, iteration = run.cfg, run.counters["iteration"]
+    seed = int(np.random.default_rng([cfg.seed, iteration, _EVAL_STREAM]).integers(2**31))
+    agent = _match_agent(run, seed=seed, label="net")
     matches = evaluate(
-        agent,
-        board,
-        num_games=ev["num_games"],
-        uct_simulations=ev["uct_simulations"],
-        seed=seed,
+        agent, run.board, opponents=cfg.eval.opponents, num_games=cfg.eval.num_games, seed=seed
     )
-    if writer is not None:
-        figure = opening_values_figure(evaluator, board, title=f"iteration {iteration}")
-        writer.add_figure("eval/opening_values", figure, iteration)
-    return {
-        "eval/win_rate_vs_random": matches["random"].win_rate,
-        "eval/win_rate_vs_uct": matches["uct"].win_rate,
-    }
+    if reporter.writer is not None:
+        figure = opening_values_figure(run.evaluator, run.board, title=f"iteration {iteration}")
+        reporter.writer.add_figure("eval/opening_values", figure, iteration)
+    return {f"eval/win_rate_vs_{tag_name(spec)}": m.win_rate for spec, m in matches.items()}
 
 
-def _log(writer, metrics: dict[str, float], step: int) -> None:
-    if writer is None:
-        return
-    for tag, value in metrics.items():
-        if value is not None and not (isinstance(value, float) and math.isnan(value)):
-            writer.add_scalar(tag, value, step)
-    writer.flush()
+def tag_name(spec: str) -> str:
+    """An agent spec as a TensorBoard tag word: ``uct:32`` -> ``uct_32``."""
+    return "".join(ch if ch.isalnum() or ch in "._-" else "_" for ch in spec)
 
 
-def _summary_line(counters: dict, metrics: dict[str, float], total: int, eta: float) -> str:
-    parts = [
-        f"it {counters['iteration']}/{total}",
-        f"eta {int(eta) // 60}:{int(eta) % 60:02d}",
-        f"games {counters['games']}",
-        f"{metrics['selfplay/moves_per_s']:.0f} moves/s",
-    ]
-    if "loss/total" in metrics:
-        parts.append(
-            f"loss {metrics['loss/total']:.3f} (p {metrics['loss/policy']:.3f} "
-            f"v {metrics['loss/value']:.3f})"
+def _closing_match(run: _Run, reporter: Reporter):
+    """``eval.final_games`` games against random play, colours alternated, swap allowed."""
+    from trapy_rl.agents import RandomAgent
+    from trapy_rl.eval import play_match
+
+    seed, games = run.cfg.seed, run.cfg.eval.final_games
+    agent = _match_agent(run, seed=seed, label="trained")
+    opponent = RandomAgent(seed=seed + 1)
+    match = play_match(agent, opponent, num_games=games, board=run.board, seed=seed)
+    if reporter.writer is not None:
+        reporter.writer.add_scalar(
+            "eval/final_win_rate_vs_random", match.win_rate, run.counters["iteration"]
         )
-    for key, label in (
-        ("eval/win_rate_vs_random", "vs random"),
-        ("eval/win_rate_vs_uct", "vs uct"),
-    ):
-        if key in metrics:
-            parts.append(f"{label} {metrics[key]:.0%}")
-    return ", ".join(parts)
+    low, high = match.interval
+    print(
+        f"final match vs random, {match.games} games (both colours, swap allowed): "
+        f"won {match.wins} = {match.win_rate:.1%} (95% interval {low:.1%}..{high:.1%})",
+        flush=True,
+    )
+    print(match, flush=True)
+    return match
+
+
+def _to_yaml(config: dict) -> str:
+    from omegaconf import OmegaConf  # comes with Hydra; only the YAML writer is used
+
+    return OmegaConf.to_yaml(OmegaConf.create(config))

@@ -26,7 +26,6 @@ evaluator it holds), `SelfPlayResult` (samples and game records) comes out.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -35,12 +34,12 @@ from trapy_rl.game.batch import BatchGame
 from trapy_rl.game.board import Board
 from trapy_rl.game.planes import NUM_PLANES, encode_planes
 from trapy_rl.mcts.policies import select_actions
-from trapy_rl.mcts.search import MCTS
+from trapy_rl.mcts.search import MCTS, Evaluator
+from trapy_rl.mcts.settings import SearchSettings
 from trapy_rl.train.replay import Samples
+from trapy_rl.train.settings import SelfPlaySettings
 
 __all__ = ["GameRecord", "SelfPlay", "SelfPlayResult", "SelfPlayStats", "summarize"]
-
-Evaluator = Callable[[BatchGame, np.ndarray], tuple[np.ndarray, np.ndarray]]
 
 
 @dataclass
@@ -139,14 +138,12 @@ class SelfPlay:
     """``num_games`` self-play games that persist between calls of `play`.
 
     Args:
-        evaluator: ``(batch, games) -> (logits [n, A], values [n])``, e.g. `Evaluator(net)`;
+        evaluator: ``(batch, games) -> (logits [n, A], values [n])``, e.g. `NetEvaluator(net)`;
             it holds the net, so new weights loaded into the net are used from the next call.
         board: the board the games are played on.
-        num_games: B, games played together.
-        num_simulations, c_puct, dirichlet_alpha, dirichlet_fraction: the search's settings.
-        temperature_moves: moves of each game drawn in proportion to the visit counts.
-        resign_threshold: resign below this root value (-1 or less disables resignation).
-        resign_playout_fraction: share of games in which resignation is disabled.
+        search: the search at every move (with root noise).
+        settings: ``num_games`` (B, games played together), ``temperature_moves`` and the
+            resignation settings; the loop's and the workers' settings are not used here.
         seed: seeds which games are playout games at the start.
 
     Attributes:
@@ -158,39 +155,19 @@ class SelfPlay:
         evaluator: Evaluator,
         board: Board,
         *,
-        num_games: int,
-        num_simulations: int = 64,
-        c_puct: float = 1.25,
-        dirichlet_alpha: float = 0.3,
-        dirichlet_fraction: float = 0.25,
-        temperature_moves: int = 8,
-        resign_threshold: float = -0.9,
-        resign_playout_fraction: float = 0.2,
+        search: SearchSettings,
+        settings: SelfPlaySettings,
         seed: int | list[int] = 0,
     ):
-        if num_games < 1:
-            raise ValueError(f"num_games must be >= 1, got {num_games}")
-        if num_simulations < 1:
-            raise ValueError(f"num_simulations must be >= 1, got {num_simulations}")
-        if not 0.0 <= resign_playout_fraction <= 1.0:
-            raise ValueError(
-                f"resign_playout_fraction must be in [0, 1], got {resign_playout_fraction}"
-            )
-        if temperature_moves < 0:
-            raise ValueError(f"temperature_moves must be >= 0, got {temperature_moves}")
+        if not isinstance(search, SearchSettings):
+            raise TypeError(f"search must be a SearchSettings, got {type(search).__name__}")
+        if not isinstance(settings, SelfPlaySettings):
+            raise TypeError(f"settings must be SelfPlaySettings, got {type(settings).__name__}")
         self.evaluator = evaluator
         self.board = board
-        self.num_games = int(num_games)
-        self.num_simulations = int(num_simulations)
-        self.search_kwargs = dict(
-            num_simulations=int(num_simulations),
-            c_puct=float(c_puct),
-            dirichlet_alpha=float(dirichlet_alpha),
-            dirichlet_fraction=float(dirichlet_fraction),
-        )
-        self.temperature_moves = int(temperature_moves)
-        self.resign_threshold = float(resign_threshold)
-        self.resign_playout_fraction = float(resign_playout_fraction)
+        self.search = search
+        self.settings = settings
+        num_games = self.num_games = settings.num_games
 
         self.batch = BatchGame(num_games, board)
         length = board.num_cells + 1
@@ -202,7 +179,7 @@ class SelfPlay:
         self._playout = np.zeros(num_games, bool)  # [B] resignation disabled
         self._would_resign = np.zeros(num_games, np.int8)  # [B] player, 0 none
         rng = np.random.default_rng(seed)
-        self._playout[:] = rng.random(num_games) < self.resign_playout_fraction
+        self._playout[:] = rng.random(num_games) < settings.resign_playout_fraction
 
     # ------------------------------------------------------------------ playing
     def play(self, num_moves: int, *, seed: int | list[int]) -> SelfPlayResult:
@@ -221,8 +198,8 @@ class SelfPlay:
             self.evaluator,
             self.board,
             num_games=self.num_games,
+            settings=self.search,
             seed=int(rng.integers(2**63)),
-            **self.search_kwargs,
         )
         batch = self.batch
         rows = np.arange(self.num_games)
@@ -240,11 +217,11 @@ class SelfPlay:
             self._policies[rows, ply] = visits / visits.sum(axis=1, keepdims=True)
             self._players[rows, ply] = batch.to_move
 
-            low = root_values < self.resign_threshold
+            low = root_values < self.settings.resign_threshold
             resign = low & ~self._playout
             watch = low & self._playout & (self._would_resign == 0)
             self._would_resign[watch] = batch.to_move[watch]
-            temperatures = np.where(ply < self.temperature_moves, 1.0, 0.0)
+            temperatures = np.where(ply < self.settings.temperature_moves, 1.0, 0.0)
             actions = _choose_actions(visits, temperatures, rng)
             if resign.any():
                 batch.resign(resign)
@@ -256,7 +233,9 @@ class SelfPlay:
                 parts.append(self._collect(finished, records))
                 batch.reset(finished)
                 search.reset(finished)
-                self._playout[finished] = rng.random(len(finished)) < self.resign_playout_fraction
+                self._playout[finished] = (
+                    rng.random(len(finished)) < self.settings.resign_playout_fraction
+                )
                 self._would_resign[finished] = 0
         samples = Samples.concatenate(parts, self.board)
         stats = summarize(
@@ -264,7 +243,7 @@ class SelfPlay:
             self.board,
             seconds=time.perf_counter() - start,
             moves=searches,
-            simulations=searches * self.num_simulations,
+            simulations=searches * self.search.num_simulations,
         )
         return SelfPlayResult(samples, records, stats)
 

@@ -17,6 +17,7 @@ has to honour these five methods.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 import traceback
 from typing import Protocol
@@ -26,8 +27,12 @@ import torch.multiprocessing as mp
 from torch import nn
 
 from trapy_rl.game.board import Board
+from trapy_rl.mcts.search import Evaluator
+from trapy_rl.mcts.settings import SearchSettings
+from trapy_rl.nn.network import NetConfig
 from trapy_rl.train.replay import Samples
 from trapy_rl.train.selfplay import SelfPlay, SelfPlayResult, summarize
+from trapy_rl.train.settings import SelfPlaySettings, TrainConfig
 
 __all__ = ["LocalSelfPlay", "ProcessSelfPlay", "SelfPlayBackend", "make_selfplay_backend"]
 
@@ -68,16 +73,25 @@ class LocalSelfPlay:
         pass
 
 
-def _worker_main(connection, model_config: dict, side: int, options: dict, threads: int) -> None:
+def _worker_main(
+    connection,
+    model: NetConfig,
+    side: int,
+    search: SearchSettings,
+    settings: SelfPlaySettings,
+    seed: list[int],
+    threads: int,
+) -> None:
     """A worker process: builds its net and games, then serves play/state/load requests."""
     import signal
 
-    from trapy_rl.nn import Evaluator, PolicyValueNet
+    from trapy_rl.nn import NetEvaluator, PolicyValueNet
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the learner's to handle
     torch.set_num_threads(max(1, threads))
-    net = PolicyValueNet(**model_config)
-    selfplay = SelfPlay(Evaluator(net, device="cpu"), Board(side), **options)
+    net = PolicyValueNet(model)
+    evaluator = NetEvaluator(net, device="cpu")
+    selfplay = SelfPlay(evaluator, Board(side), search=search, settings=settings, seed=seed)
     while True:
         command, *args = connection.recv()
         try:
@@ -101,21 +115,29 @@ def _worker_main(connection, model_config: dict, side: int, options: dict, threa
 
 
 class ProcessSelfPlay:
-    """Self-play in ``num_workers`` spawned processes, each playing its share of the games.
+    """Self-play in ``settings.num_workers`` spawned processes, each playing its share of the
+    games.
 
     Args:
         net: the learner's net; its weights are sent to the workers before a `play` that
             follows `weights_changed`.
         board: the board.
-        options: `SelfPlay` keyword arguments (``num_games`` is the total, split evenly).
-        num_workers: worker processes (at most ``num_games``).
+        search, settings, seed: as for `SelfPlay`; ``settings.num_games`` is the total, split
+            evenly, and worker i's seed is ``[*seed, i]``.
         threads: torch threads per worker.
     """
 
     def __init__(
-        self, net: nn.Module, board: Board, options: dict, *, num_workers: int, threads: int = 1
+        self,
+        net: nn.Module,
+        board: Board,
+        *,
+        search: SearchSettings,
+        settings: SelfPlaySettings,
+        seed: list[int],
+        threads: int = 1,
     ):
-        num_games = options["num_games"]
+        num_games, num_workers = settings.num_games, settings.num_workers
         if not 1 <= num_workers <= num_games:
             raise ValueError(
                 f"num_workers must be between 1 and num_games={num_games}, got {num_workers}"
@@ -129,17 +151,12 @@ class ProcessSelfPlay:
         context = mp.get_context("spawn")
         self._connections = []
         self._processes = []
-        model_config = dict(net.config)
         for i, share in enumerate(shares):
-            worker_options = {
-                **options,
-                "num_games": share,
-                "seed": [*_as_list(options["seed"]), i],
-            }
             ours, theirs = context.Pipe()
+            share_settings = dataclasses.replace(settings, num_games=share, num_workers=0)
             process = context.Process(
                 target=_worker_main,
-                args=(theirs, model_config, board.side, worker_options, threads),
+                args=(theirs, net.config, board.side, search, share_settings, [*seed, i], threads),
                 daemon=True,
                 name=f"selfplay-{i}",
             )
@@ -226,28 +243,20 @@ def _as_list(seed: int | list[int]) -> list[int]:
     return [int(s) for s in seed] if isinstance(seed, (list, tuple)) else [int(seed)]
 
 
-def selfplay_options(config: dict) -> dict:
-    """The `SelfPlay` keyword arguments of a training config (a plain dict)."""
-    sp, mc = config["selfplay"], config["mcts"]
-    return dict(
-        num_games=sp["num_games"],
-        num_simulations=mc["num_simulations"],
-        c_puct=mc["c_puct"],
-        dirichlet_alpha=mc["dirichlet_alpha"],
-        dirichlet_fraction=mc["dirichlet_fraction"],
-        temperature_moves=sp["temperature_moves"],
-        resign_threshold=sp["resign_threshold"],
-        resign_playout_fraction=sp["resign_playout_fraction"],
-        seed=[int(config["seed"]), 0],
-    )
-
-
-def make_selfplay_backend(net: nn.Module, evaluator, board: Board, config: dict) -> SelfPlayBackend:
-    """The backend ``config["selfplay"]["num_workers"]`` asks for (0: in this process)."""
-    sp = config["selfplay"]
-    options = selfplay_options(config)
-    if sp["num_workers"] > 0:
+def make_selfplay_backend(
+    net: nn.Module, evaluator: Evaluator, board: Board, config: TrainConfig
+) -> SelfPlayBackend:
+    """The backend ``config.selfplay.num_workers`` asks for (0: in this process)."""
+    seed = [config.seed, 0]
+    if config.selfplay.num_workers > 0:
         return ProcessSelfPlay(
-            net, board, options, num_workers=sp["num_workers"], threads=max(1, config["threads"])
+            net,
+            board,
+            search=config.mcts,
+            settings=config.selfplay,
+            seed=seed,
+            threads=max(1, config.threads),
         )
-    return LocalSelfPlay(SelfPlay(evaluator, board, **options))
+    return LocalSelfPlay(
+        SelfPlay(evaluator, board, search=config.mcts, settings=config.selfplay, seed=seed)
+    )

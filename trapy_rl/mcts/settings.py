@@ -1,0 +1,72 @@
+"""`SearchSettings`: every setting of the search, with its one default, in one frozen object.
+
+Self-play, the agents and the command lines build one `SearchSettings` and pass it whole to
+`trapy_rl.mcts.MCTS`; nobody re-maps its fields by hand. The training config's ``mcts`` group
+(``configs/mcts/*.yaml``) has exactly these keys, and an agent spec's options use the same
+names (``mcts:PATH:400,c_puct=2``).
+
+>>> settings = SearchSettings(num_simulations=64)
+>>> settings.c_puct, settings.replace(c_puct=2.0).c_puct
+(1.25, 2.0)
+>>> SearchSettings(num_simulations=0)
+Traceback (most recent call last):
+...
+ValueError: num_simulations must be >= 1 (an integer), got 0
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+__all__ = ["SearchSettings"]
+
+
+@dataclass(frozen=True)
+class SearchSettings:
+    """How a search spends and steers its simulations.
+
+    Attributes:
+        num_simulations: simulations per searched move (a move played from a tree kept from
+            earlier moves adds this many to the visits already there).
+        c_puct: the PUCT exploration constant (see `trapy_rl.mcts.policies.select_puct`).
+        fpu_reduction: an unvisited child starts at its parent's mean value minus this.
+        dirichlet_alpha: concentration of the root noise that self-play adds.
+        dirichlet_fraction: the weight of that noise in the root prior, in [0, 1].
+    """
+
+    num_simulations: int = 200
+    c_puct: float = 1.25
+    fpu_reduction: float = 0.0
+    dirichlet_alpha: float = 0.3
+    dirichlet_fraction: float = 0.25
+
+    def __post_init__(self) -> None:
+        n = self.num_simulations
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+            raise ValueError(f"num_simulations must be >= 1 (an integer), got {n!r}")
+        for name, low, high, closed in (
+            ("c_puct", 0.0, math.inf, False),
+            ("fpu_reduction", -math.inf, math.inf, True),
+            ("dirichlet_alpha", 0.0, math.inf, False),
+            ("dirichlet_fraction", 0.0, 1.0, True),
+        ):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float, np.number)):
+                raise ValueError(f"{name} must be a number, got {value!r}")
+            inside = (low <= value if closed else low < value) and value <= high
+            if not (math.isfinite(value) and inside):
+                bound = f"in [{low}, {high}]" if closed else f"> {low}"
+                raise ValueError(f"{name} must be finite and {bound}, got {value!r}")
+        # Plain Python numbers, whatever the caller passed (numpy scalars, ints for floats).
+        object.__setattr__(self, "num_simulations", int(n))
+        for name in ("c_puct", "fpu_reduction", "dirichlet_alpha", "dirichlet_fraction"):
+            object.__setattr__(self, name, float(getattr(self, name)))
+
+    def replace(self, **changes: Any) -> SearchSettings:
+        """A copy with ``changes`` (checked like the constructor's arguments)."""
+        return dataclasses.replace(self, **changes)

@@ -1,0 +1,117 @@
+"""What a training run reports as it goes: TensorBoard scalars, a progress bar or log lines.
+
+Tags are namespaced: ``selfplay/...`` (the games), ``loss/...`` and ``optim/...`` (the
+learner), ``replay/...``, ``perf/...`` (seconds) and ``eval/...`` (matches).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from trapy_rl.train.selfplay import SelfPlayStats
+from trapy_rl.train.settings import TrainConfig
+
+__all__ = ["Reporter"]
+
+
+class Reporter:
+    """The run's TensorBoard writer (``logger.name``) and progress display (``logger.progress``).
+
+    Args:
+        run_dir: the run folder; event files go into its ``tensorboard/``.
+        cfg: the run's configuration.
+        first_iteration: the iteration this process starts at (after a resume), for the ETA.
+    """
+
+    def __init__(self, run_dir: Path, cfg: TrainConfig, *, first_iteration: int) -> None:
+        self.total = cfg.iterations
+        self.writer = None
+        checkpoints = run_dir / "checkpoints"
+        print(f"run folder: {run_dir}\n  checkpoints: {checkpoints}", flush=True)
+        if cfg.logger.name == "tensorboard":
+            from torch.utils.tensorboard import SummaryWriter
+
+            self.writer = SummaryWriter(log_dir=str(run_dir / "tensorboard"))
+            print(f"  tensorboard: tensorboard --logdir {run_dir / 'tensorboard'}", flush=True)
+        self.bar = None
+        if cfg.logger.progress and first_iteration < cfg.iterations:
+            from tqdm.auto import tqdm
+
+            self.bar = tqdm(
+                total=cfg.iterations, initial=first_iteration, unit="it", desc="training"
+            )
+        self._started, self._first = time.perf_counter(), first_iteration
+
+    @staticmethod
+    def iteration_metrics(
+        stats: SelfPlayStats, reports: list[dict[str, float]], steps: int, replay_size: int
+    ) -> dict[str, float]:
+        """The scalars of one iteration: its self-play statistics and learner reports."""
+        metrics = {
+            "selfplay/games_per_s": stats.games_per_s,
+            "selfplay/moves_per_s": stats.moves_per_s,
+            "selfplay/simulations_per_s": stats.simulations_per_s,
+            "selfplay/game_length": stats.mean_game_length,
+            "selfplay/blue_win_rate": stats.blue_win_rate,
+            "selfplay/swap_rate": stats.swap_rate,
+            "selfplay/resign_rate": stats.resign_rate,
+            "selfplay/false_resign_rate": stats.false_resign_rate,
+            "replay/size": float(replay_size),
+        }
+        if reports:
+            for key in ("policy", "value", "total", "entropy"):
+                metrics[f"loss/{key}"] = float(np.mean([r[key] for r in reports]))
+            metrics["optim/lr"] = reports[-1]["lr"]
+            metrics["optim/steps"] = float(steps)
+        return metrics
+
+    def log(self, metrics: dict[str, float], counters: dict[str, Any]) -> None:
+        """Write ``metrics`` at step ``counters["iteration"]`` and advance the progress."""
+        step = counters["iteration"]
+        if self.writer is not None:
+            for tag, value in metrics.items():
+                if value is not None and not (isinstance(value, float) and math.isnan(value)):
+                    self.writer.add_scalar(tag, value, step)
+            self.writer.flush()
+        per_iteration = (time.perf_counter() - self._started) / max(1, step - self._first)
+        line = _summary_line(counters, metrics, self.total, per_iteration * (self.total - step))
+        if self.bar is not None:
+            self.bar.set_postfix_str(line, refresh=False)
+            self.bar.update(1)
+        else:
+            print(line, flush=True)
+
+    def close_progress(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
+
+    def close(self) -> None:
+        self.close_progress()
+        if self.writer is not None:
+            self.writer.close()
+            print(f"logs: tensorboard --logdir {self.writer.log_dir}", flush=True)
+            self.writer = None
+
+
+def _summary_line(counters: dict, metrics: dict[str, float], total: int, eta: float) -> str:
+    parts = [
+        f"it {counters['iteration']}/{total}",
+        f"eta {int(eta) // 60}:{int(eta) % 60:02d}",
+        f"games {counters['games']}",
+        f"{metrics['selfplay/moves_per_s']:.0f} moves/s",
+    ]
+    if "loss/total" in metrics:
+        parts.append(
+            f"loss {metrics['loss/total']:.3f} (p {metrics['loss/policy']:.3f} "
+            f"v {metrics['loss/value']:.3f})"
+        )
+    for key, value in metrics.items():
+        if key.startswith("eval/win_rate_vs_"):
+            parts.append(f"vs {key.removeprefix('eval/win_rate_vs_')} {value:.0%}")
+    return ", ".join(parts)

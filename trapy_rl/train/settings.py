@@ -1,0 +1,334 @@
+"""The settings of a training run: frozen, typed, checked, each default written once.
+
+`TrainConfig` is the whole run; its groups are the settings objects the pieces take whole:
+`SearchSettings` (``mcts``) goes to the search, `NetConfig` (``model``) to the net,
+`SelfPlaySettings` to self-play, `OptimSettings` to the learner. ``configs/train.yaml`` and
+its group files have exactly these keys; `trapy_rl.config` registers them with Hydra, and a
+test checks that the composed default config equals ``TrainConfig()``.
+
+Build one from plain nested dicts (a composed Hydra config, a checkpoint's saved config) with
+`TrainConfig.from_dict`, change one with dotted keys:
+
+>>> cfg = TrainConfig().replace({"side": 4, "mcts.num_simulations": 8})
+>>> cfg.side, cfg.mcts.num_simulations, cfg.mcts.c_puct
+(4, 8, 1.25)
+>>> TrainConfig.from_dict({"mcts": {"num_simulatons": 8}})  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+ValueError: mcts: unknown setting 'num_simulatons' (known: c_puct, ..., num_simulations)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import types
+import typing
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from trapy_rl.mcts.settings import SearchSettings
+from trapy_rl.nn.network import NetConfig
+from trapy_rl.train.replay import MIRROR_MODES
+
+__all__ = [
+    "LR_SCHEDULES",
+    "OPTIMIZERS",
+    "CheckpointSettings",
+    "EvalSettings",
+    "LoggerSettings",
+    "OptimSettings",
+    "ReplaySettings",
+    "SelfPlaySettings",
+    "TrainConfig",
+    "settings_from_dict",
+]
+
+OPTIMIZERS = ("adam", "sgd")
+LR_SCHEDULES = ("constant", "cosine")
+LOGGERS = ("tensorboard", "none")
+
+
+def _check(problems: list[str], name: str, ok: bool, wanted: str, value: Any) -> None:
+    if not ok:
+        problems.append(f"{name} must be {wanted}, got {value!r}")
+
+
+def _raise(problems: list[str], group: str) -> None:
+    """One ValueError naming every bad key of the group by its dotted name."""
+    if problems:
+        raise ValueError("; ".join(f"{group}.{p}" if group else p for p in problems))
+
+
+@dataclass(frozen=True)
+class SelfPlaySettings:
+    """Self-play games (``configs/selfplay/``).
+
+    ``num_games`` games run together in one BatchGame; an iteration plays
+    ``moves_per_iteration`` moves in each, so it generates num_games * moves_per_iteration
+    positions (fewer when games resign). Moves before ``temperature_moves`` are sampled in
+    proportion to the visit counts, later ones take the most visited action. A player resigns
+    when its root value falls below ``resign_threshold`` (-1 or less: never), except in the
+    share ``resign_playout_fraction`` of games that are played out to measure false
+    resignations.
+    """
+
+    num_games: int = 32
+    moves_per_iteration: int = 16
+    num_workers: int = 0  # self-play processes; 0 plays in the training process
+    temperature_moves: int = 8
+    resign_threshold: float = -0.9
+    resign_playout_fraction: float = 0.2
+
+    def __post_init__(self) -> None:
+        p: list[str] = []
+        _check(p, "num_games", self.num_games >= 1, ">= 1", self.num_games)
+        _check(
+            p, "moves_per_iteration", self.moves_per_iteration >= 1, ">= 1",
+            self.moves_per_iteration,
+        )  # fmt: skip
+        _check(p, "num_workers", 0 <= self.num_workers <= self.num_games,
+               "between 0 and num_games", self.num_workers)  # fmt: skip
+        _check(p, "temperature_moves", self.temperature_moves >= 0, ">= 0", self.temperature_moves)
+        _check(p, "resign_threshold", self.resign_threshold < 1, "< 1 (a root value is in [-1, 1])",
+               self.resign_threshold)  # fmt: skip
+        _check(p, "resign_playout_fraction", 0 <= self.resign_playout_fraction <= 1,
+               "in [0, 1]", self.resign_playout_fraction)  # fmt: skip
+        _raise(p, "selfplay")
+
+
+@dataclass(frozen=True)
+class ReplaySettings:
+    """The replay window and how much the learner draws from it."""
+
+    capacity: int = 20_000
+    min_size: int = 512
+    train_ratio: float = 4.0  # training samples drawn per generated position
+    mirror: str = "random"  # none | random | both
+
+    def __post_init__(self) -> None:
+        p: list[str] = []
+        _check(p, "capacity", self.capacity >= 1, ">= 1", self.capacity)
+        _check(p, "min_size", 0 <= self.min_size <= self.capacity,
+               f"between 0 and capacity={self.capacity} (else the run never trains)",
+               self.min_size)  # fmt: skip
+        _check(p, "train_ratio", self.train_ratio >= 0, ">= 0", self.train_ratio)
+        _check(p, "mirror", self.mirror in MIRROR_MODES, f"one of {MIRROR_MODES}", self.mirror)
+        _raise(p, "replay")
+
+
+@dataclass(frozen=True)
+class OptimSettings:
+    """The optimiser, its learning-rate schedule and the loss weights (``configs/optim/``)."""
+
+    name: str = "adam"  # adam | sgd
+    lr: float = 2e-3
+    momentum: float = 0.9  # sgd only
+    weight_decay: float = 1e-4
+    lr_schedule: str = "constant"  # constant | cosine, both after the linear warm-up
+    warmup_steps: int = 0
+    batch_size: int = 128
+    policy_weight: float = 1.0
+    value_weight: float = 1.0
+    grad_clip: float = 0.0  # max gradient norm, 0 for none
+
+    def __post_init__(self) -> None:
+        p: list[str] = []
+        _check(p, "name", self.name in OPTIMIZERS, f"one of {OPTIMIZERS}", self.name)
+        _check(p, "lr", self.lr > 0 and math.isfinite(self.lr), "finite and > 0", self.lr)
+        _check(p, "lr_schedule", self.lr_schedule in LR_SCHEDULES, f"one of {LR_SCHEDULES}",
+               self.lr_schedule)  # fmt: skip
+        _check(p, "warmup_steps", self.warmup_steps >= 0, ">= 0", self.warmup_steps)
+        _check(p, "batch_size", self.batch_size >= 1, ">= 1", self.batch_size)
+        for name in ("momentum", "weight_decay", "policy_weight", "value_weight", "grad_clip"):
+            value = getattr(self, name)
+            _check(p, name, value >= 0 and math.isfinite(value), "finite and >= 0", value)
+        _raise(p, "optim")
+
+
+@dataclass(frozen=True)
+class LoggerSettings:
+    """Where the run reports (``configs/logger/``)."""
+
+    name: str = "tensorboard"  # tensorboard | none
+    progress: bool = True  # a tqdm bar over the iterations (else a log line per iteration)
+
+    def __post_init__(self) -> None:
+        p: list[str] = []
+        _check(p, "name", self.name in LOGGERS, f"one of {LOGGERS}", self.name)
+        _raise(p, "logger")
+
+
+@dataclass(frozen=True)
+class EvalSettings:
+    """Matches played by the training run: every ``every`` iterations and once at the end.
+
+    The trained agent searches with the run's ``mcts`` settings, ``num_simulations`` a move and
+    no noise; it plays ``num_games`` games against each agent spec of ``opponents`` (see
+    `trapy_rl.agents.parse_agent`), and ``final_games`` against random play at the end.
+    """
+
+    every: int = 10  # iterations between evaluations, 0 for none during training
+    num_games: int = 20  # per opponent, per evaluation
+    num_simulations: int = 64  # the trained agent's search in matches
+    opponents: tuple[str, ...] = ("random", "uct:32")
+    final_games: int = 100  # the match against random at the end, 0 to skip
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "opponents", tuple(str(s) for s in self.opponents))
+        p: list[str] = []
+        _check(p, "every", self.every >= 0, ">= 0", self.every)
+        _check(p, "num_games", self.num_games >= 1, ">= 1", self.num_games)
+        _check(p, "num_simulations", self.num_simulations >= 1, ">= 1", self.num_simulations)
+        _check(p, "final_games", self.final_games >= 0, ">= 0", self.final_games)
+        _raise(p, "eval")
+
+
+@dataclass(frozen=True)
+class CheckpointSettings:
+    """How often the run saves itself, and what the checkpoints hold."""
+
+    every: int = 10  # iterations between checkpoints (one is always written at the end)
+    keep: int = 3  # numbered checkpoints kept, the newest; 0 keeps all
+    replay: bool = True  # include the replay window (needed to resume identically)
+
+    def __post_init__(self) -> None:
+        p: list[str] = []
+        _check(p, "every", self.every >= 0, ">= 0", self.every)
+        _check(p, "keep", self.keep >= 0, ">= 0", self.keep)
+        _raise(p, "checkpoint")
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """A whole training run (``configs/train.yaml``); see `trapy_rl.train.train`."""
+
+    side: int = 5
+    seed: int = 0
+    iterations: int = 30
+    device: str = "cpu"
+    bf16: bool = False
+    threads: int = 1  # torch CPU threads (1 is fastest for small nets), 0 for torch's default
+    run_dir: str | None = None  # where outputs go; the command line sets Hydra's folder
+    resume: str | None = None  # a checkpoint file or a run folder to continue
+    model: NetConfig = field(default_factory=NetConfig)
+    # Self-play's search: fewer simulations than an agent's default, many more games.
+    mcts: SearchSettings = field(default_factory=lambda: SearchSettings(num_simulations=32))
+    selfplay: SelfPlaySettings = field(default_factory=SelfPlaySettings)
+    replay: ReplaySettings = field(default_factory=ReplaySettings)
+    optim: OptimSettings = field(default_factory=OptimSettings)
+    logger: LoggerSettings = field(default_factory=LoggerSettings)
+    eval: EvalSettings = field(default_factory=EvalSettings)
+    checkpoint: CheckpointSettings = field(default_factory=CheckpointSettings)
+
+    def __post_init__(self) -> None:
+        p: list[str] = []
+        _check(p, "side", 2 <= self.side <= 40, "between 2 and 40", self.side)
+        _check(p, "seed", self.seed >= 0, ">= 0", self.seed)
+        _check(p, "iterations", self.iterations >= 0, ">= 0", self.iterations)
+        _check(p, "threads", self.threads >= 0, ">= 0", self.threads)
+        _raise(p, "")
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> TrainConfig:
+        """Build from plain nested dicts (missing keys take their defaults).
+
+        Raises:
+            ValueError: naming the key, for an unknown key or a bad value.
+        """
+        return settings_from_dict(cls, data)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain nested dicts and lists (for YAML, checkpoints and `from_dict`)."""
+        return _plain(dataclasses.asdict(self))
+
+    def replace(self, changes: Mapping[str, Any]) -> TrainConfig:
+        """A copy with ``changes``, keyed by dotted names (``{"mcts.num_simulations": 8}``)."""
+        data = self.to_dict()
+        for key, value in changes.items():
+            *parents, last = key.split(".")
+            target = data
+            for part in parents:
+                if not isinstance(target.get(part), dict):
+                    raise ValueError(f"{key}: {part!r} is not a settings group")
+                target = target[part]
+            if last not in target:
+                raise ValueError(f"{key}: unknown setting {last!r}")
+            target[last] = value
+        return self.from_dict(data)
+
+
+def settings_from_dict(cls: type, data: Mapping[str, Any], where: str = "") -> Any:
+    """An instance of the settings dataclass ``cls`` from plain nested dicts.
+
+    Nested dataclass fields are built recursively; tuple fields take any sequence.
+
+    Raises:
+        ValueError: naming the dotted key, for an unknown key, a wrong type or a bad value.
+    """
+    if not isinstance(data, Mapping):
+        raise ValueError(f"{where or cls.__name__}: expected a mapping, got {data!r}")
+    hints = typing.get_type_hints(cls)
+    names = {f.name for f in dataclasses.fields(cls)}
+    unknown = sorted(set(data) - names)
+    if unknown:
+        raise ValueError(
+            f"{where or cls.__name__}: unknown setting {unknown[0]!r} "
+            f"(known: {', '.join(sorted(names))})"
+        )
+    values = {}
+    for name, value in data.items():
+        key = f"{where}.{name}" if where else name
+        kind = hints[name]
+        if dataclasses.is_dataclass(kind):
+            value = value if isinstance(value, kind) else settings_from_dict(kind, value, key)
+        else:
+            value = _coerce(value, kind, key)
+        values[name] = value
+    try:
+        return cls(**values)
+    except ValueError as error:
+        message = str(error)
+        if where and message.split(" ", 1)[0] in names:  # a message of a library class
+            message = f"{where}.{message}"
+        raise ValueError(message) from None
+
+
+def _coerce(value: Any, kind: Any, key: str) -> Any:
+    """``value`` as the annotated type ``kind`` (int, float, bool, str, optional, tuple)."""
+    args = typing.get_args(kind)
+    if typing.get_origin(kind) in (typing.Union, types.UnionType):
+        if value is None and type(None) in args:
+            return None
+        (kind,) = [a for a in args if a is not type(None)]
+        args = typing.get_args(kind)
+    if typing.get_origin(kind) is tuple:
+        if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
+            raise ValueError(f"{key} must be a list, got {value!r}")
+        return tuple(_coerce(v, args[0], key) for v in value)
+    if kind is bool:
+        if not isinstance(value, bool):
+            raise ValueError(f"{key} must be true or false, got {value!r}")
+        return value
+    if kind is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError(f"{key} must be an integer, got {value!r}")
+        return value
+    if kind is float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ValueError(f"{key} must be a number, got {value!r}")
+        return float(value)
+    if kind is str:
+        if not isinstance(value, str):
+            raise ValueError(f"{key} must be a string, got {value!r}")
+        return value
+    return value
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
