@@ -5,37 +5,21 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+from tiny import write_tiny_checkpoint, write_tiny_run_checkpoint
 
 from trapy_rl.agents import NetworkMCTSAgent, NetworkPolicyAgent, RandomAgent, parse_agent
 from trapy_rl.agents.network import checkpoint_file
 from trapy_rl.eval import play_match
 from trapy_rl.game import BatchGame, Board
 from trapy_rl.game.sampling import random_legal_actions
-from trapy_rl.nn import NetConfig, PolicyValueNet
-from trapy_rl.train.checkpoint import CheckpointError, save_checkpoint, write_run_checkpoint
-
-TINY = dict(channels=16, blocks=2, policy_channels=16, value_hidden=32, swap_hidden=16)
-
+from trapy_rl.train.checkpoint import CheckpointError
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
-def write_checkpoint(path, *, side: int = 3, seed: int = 0, step: int = 0):
-    """A checkpoint of an untrained tiny net, written with the checkpoint module's writer."""
-    torch.manual_seed(seed)
-    net = PolicyValueNet(NetConfig(**TINY))
-    payload = {
-        "side": side,
-        "model": {"config": net.config.to_dict(), "state": net.state_dict()},
-        "learner": {"step": step},
-        "counters": {"iteration": step},
-    }
-    return save_checkpoint(path, payload)
-
-
 @pytest.fixture(scope="module")
 def checkpoint(tmp_path_factory):
-    return write_checkpoint(tmp_path_factory.mktemp("ckpt") / "net.pt", side=3)
+    return write_tiny_checkpoint(tmp_path_factory.mktemp("ckpt") / "net.pt", side=3)
 
 
 def random_positions(board: Board, n: int, seed: int) -> BatchGame:
@@ -74,10 +58,7 @@ def test_network_agents_play_legal_moves(checkpoint, spec: str) -> None:
 def test_run_folder_and_latest(tmp_path) -> None:
     board = Board(3)
     folder = tmp_path / "run" / "checkpoints"
-    torch.manual_seed(0)
-    net = PolicyValueNet(NetConfig(**TINY))
-    payload = {"side": 3, "model": {"config": net.config.to_dict(), "state": net.state_dict()}}
-    write_run_checkpoint(folder, 1, payload)
+    write_tiny_run_checkpoint(tmp_path / "run", 1, side=3)
     agent = parse_agent(f"mcts:{tmp_path / 'run'}:4", board=board)
     assert isinstance(agent, NetworkMCTSAgent) and agent.settings.num_simulations == 4
     assert agent.checkpoint_path == folder / "latest.pt"
@@ -166,11 +147,11 @@ def test_bad_specs_name_the_problem(checkpoint, spec: str, message: str) -> None
 
 def test_loaded_nets_are_shared_until_the_file_changes(tmp_path) -> None:
     board = Board(3)
-    path = write_checkpoint(tmp_path / "net.pt", side=3, seed=0)
+    path = write_tiny_checkpoint(tmp_path / "net.pt", side=3, seed=0)
     first = parse_agent(f"net:{path},device=cpu", board=board)
     second = parse_agent(f"mcts:{path}:2,device=cpu", board=board)
     assert first.evaluator is second.evaluator
-    write_checkpoint(path, side=3, seed=1)
+    write_tiny_checkpoint(path, side=3, seed=1)
     third = parse_agent(f"net:{path},device=cpu", board=board)
     assert third.evaluator is not first.evaluator
     weights = [next(a.evaluator.net.parameters()) for a in (first, third)]
