@@ -32,10 +32,21 @@ def write_tiny_checkpoint(
 
 
 def write_tiny_run_checkpoint(
-    run: str | Path, iteration: int, *, side: int, seed: int = 0, step: int | None = None
+    run: str | Path,
+    iteration: int,
+    *,
+    side: int,
+    seed: int | None = None,
+    step: int | None = None,
 ) -> Path:
-    """Add ``checkpoints/ckpt_<iteration>.pt`` (and ``latest.pt``) to the run folder ``run``."""
+    """Add ``checkpoints/ckpt_<iteration>.pt`` (and ``latest.pt``) to the run folder ``run``.
+
+    ``seed`` and ``step`` default to ``iteration``: each checkpoint of a run holds other weights.
+    """
     payload = tiny_payload(
-        side=side, seed=seed, iteration=iteration, step=iteration if step is None else step
+        side=side,
+        seed=iteration if seed is None else seed,
+        iteration=iteration,
+        step=iteration if step is None else step,
     )
     return write_run_checkpoint(Path(run) / "checkpoints", iteration, payload)

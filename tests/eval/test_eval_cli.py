@@ -8,16 +8,13 @@ import sys
 from pathlib import Path
 
 import pytest
-import torch
 from hydra import compose, initialize_config_dir
 from hydra.errors import ConfigCompositionException
+from tiny import write_tiny_run_checkpoint
 
 from trapy_rl.eval.cli import CONFIG_DIR, evaluate
-from trapy_rl.nn import NetConfig, PolicyValueNet
-from trapy_rl.train.checkpoint import write_run_checkpoint
 
 REPO = Path(__file__).resolve().parents[2]
-TINY = dict(channels=16, blocks=2, policy_channels=16, value_hidden=32, swap_hidden=16)
 
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
@@ -26,18 +23,6 @@ pytestmark = pytest.mark.usefixtures("one_torch_thread")
 def config(*overrides: str):
     with initialize_config_dir(config_dir=CONFIG_DIR, version_base="1.3"):
         return compose(config_name="eval", overrides=list(overrides))
-
-
-def add_checkpoint(run: Path, iteration: int, *, side: int = 3) -> Path:
-    torch.manual_seed(iteration)
-    net = PolicyValueNet(NetConfig(**TINY))
-    payload = {
-        "side": side,
-        "model": {"config": net.config.to_dict(), "state": net.state_dict()},
-        "learner": {"step": 50 * iteration},
-        "counters": {"iteration": iteration},
-    }
-    return write_run_checkpoint(run / "checkpoints", iteration, payload)
 
 
 def test_defaults_compose() -> None:
@@ -55,7 +40,7 @@ def test_typos_fail_naming_the_key() -> None:
 
 
 def test_agents_end_to_end(tmp_path, capsys) -> None:
-    checkpoint = add_checkpoint(tmp_path / "run", 1)
+    checkpoint = write_tiny_run_checkpoint(tmp_path / "run", 1, side=3)
     cfg = config(
         f"agents=[random,uct:4,'net:{checkpoint},device=cpu']",
         "baselines=[random]",
@@ -80,7 +65,7 @@ def test_agents_end_to_end(tmp_path, capsys) -> None:
 def test_run_rates_every_checkpoint_and_reuses_results(tmp_path) -> None:
     run = tmp_path / "run"
     for iteration in (1, 2):
-        add_checkpoint(run, iteration)
+        write_tiny_run_checkpoint(run, iteration, side=3, step=50 * iteration)
     overrides = [
         f"run={run}",
         "games=2",
@@ -99,7 +84,7 @@ def test_run_rates_every_checkpoint_and_reuses_results(tmp_path) -> None:
     curve = json.loads((tmp_path / "first" / "ratings.json").read_text())["curve"]
     assert [point["step"] for point in curve] == [50, 100]
 
-    add_checkpoint(run, 3)
+    write_tiny_run_checkpoint(run, 3, side=3, step=150)
     second = evaluate(config(*overrides, f"out={tmp_path / 'second'}"))
     assert second.played == 4 and second.cached == 6  # only the new checkpoint's matches
 
@@ -111,7 +96,7 @@ def test_run_rates_every_checkpoint_and_reuses_results(tmp_path) -> None:
 def test_baselines_mode_tabulates_chosen_checkpoints(tmp_path) -> None:
     run = tmp_path / "run"
     for iteration in (1, 2, 3):
-        add_checkpoint(run, iteration)
+        write_tiny_run_checkpoint(run, iteration, side=3, step=50 * iteration)
     out = tmp_path / "out"
     result = evaluate(
         config(
@@ -170,7 +155,7 @@ def test_bad_settings_name_the_problem(tmp_path, overrides, message) -> None:
 
 def test_run_errors(tmp_path) -> None:
     run = tmp_path / "run"
-    add_checkpoint(run, 1, side=3)
+    write_tiny_run_checkpoint(run, 1, side=3)
     with pytest.raises(ValueError, match="trains on side 3"):
         evaluate(config(f"run={run}", "side=4", f"out={tmp_path}"))
     with pytest.raises(ValueError, match=r"no checkpoints of iterations \[7\]; it has \[1\]"):
