@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
-import torch
+from tiny import write_tiny_checkpoint, write_tiny_run_checkpoint
 
 from trapy_rl.agents import RandomAgent, register_agent_kind
 from trapy_rl.agents.base import AgentSpec
@@ -17,20 +16,7 @@ from trapy_rl.eval.cache import ResultCache, flip_result
 from trapy_rl.eval.report import baseline_rows, write_tournament
 from trapy_rl.eval.tournament import pairings, play_tournament, run_checkpoints
 from trapy_rl.game import Board
-from trapy_rl.nn import NetConfig, PolicyValueNet
-from trapy_rl.train.checkpoint import CheckpointError, save_checkpoint, write_run_checkpoint
-
-TINY = dict(channels=16, blocks=2, policy_channels=16, value_hidden=32, swap_hidden=16)
-
-
-def write_checkpoint(path: Path, *, side: int, seed: int = 0) -> Path:
-    """A checkpoint of an untrained tiny net, written with the checkpoint module's writer."""
-    torch.manual_seed(seed)
-    net = PolicyValueNet(NetConfig(**TINY))
-    return save_checkpoint(
-        path, {"side": side, "model": {"config": net.config.to_dict(), "state": net.state_dict()}}
-    )
-
+from trapy_rl.train.checkpoint import CheckpointError
 
 GAMES_PLAYED: dict[str, int] = {}
 
@@ -96,8 +82,8 @@ def test_strong_agent_rated_above_random() -> None:
 
 
 def test_network_search_beats_random_on_side_3(tmp_path) -> None:
-    # Measured: an untrained tiny net with 16 simulations wins 31 of 40 games at side 3.
-    checkpoint = write_checkpoint(tmp_path / "net.pt", side=3)
+    # Measured: an untrained tiny net with 16 simulations wins 34 of 40 games at side 3.
+    checkpoint = write_tiny_checkpoint(tmp_path / "net.pt", side=3)
     from trapy_rl.agents import parse_agent
 
     board = Board(3)
@@ -154,12 +140,12 @@ def test_same_seed_same_results_without_cache() -> None:
 
 def test_rewritten_checkpoint_is_played_again(tmp_path) -> None:
     board, cache = Board(3), tmp_path / "matches.jsonl"
-    checkpoint = write_checkpoint(tmp_path / "net.pt", side=3, seed=0)
+    checkpoint = write_tiny_checkpoint(tmp_path / "net.pt", side=3, seed=0)
     specs = ["counting", f"net:{checkpoint},device=cpu"]
     play_tournament(specs, board=board, num_games=4, cache_path=cache)
     play_tournament(specs, board=board, num_games=4, cache_path=cache)
     assert GAMES_PLAYED == {"counting": 4}
-    write_checkpoint(checkpoint, side=3, seed=1)  # other weights under the same name
+    write_tiny_checkpoint(checkpoint, side=3, seed=1)  # other weights under the same name
     play_tournament(specs, board=board, num_games=4, cache_path=cache)
     assert GAMES_PLAYED == {"counting": 8}
     key = json.loads(cache.read_text().splitlines()[0])["key"]
@@ -201,17 +187,8 @@ def test_bad_specs_fail_before_any_game(tmp_path) -> None:
 
 
 def test_run_checkpoints_and_outputs(tmp_path) -> None:
-    folder = tmp_path / "run" / "checkpoints"
     for iteration in (2, 10, 4):
-        torch.manual_seed(iteration)
-        net = PolicyValueNet(NetConfig(**TINY))
-        payload = {
-            "side": 3,
-            "model": {"config": net.config.to_dict(), "state": net.state_dict()},
-            "learner": {"step": 100 * iteration},
-            "counters": {"iteration": iteration},
-        }
-        write_run_checkpoint(folder, iteration, payload)
+        write_tiny_run_checkpoint(tmp_path / "run", iteration, side=3, step=100 * iteration)
     found = run_checkpoints(tmp_path / "run")
     assert [(c.iteration, c.step, c.side) for c in found] == [
         (2, 200, 3),
