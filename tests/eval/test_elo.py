@@ -158,3 +158,32 @@ def test_table_csv_and_json(tmp_path) -> None:
     data = json.loads(write_ratings_json(fitted, tmp_path / "r.json", side=4).read_text())
     assert data["anchor"] == "random" and data["side"] == 4 and data["wins"] == [[0, 3], [17, 0]]
     assert [row["name"] for row in data["ratings"]] == ["uct:100", "random"]
+
+
+def test_ratings_against_a_fixed_pool_maximise_the_likelihood() -> None:
+    """One agent rated against three agents of given ratings: the grid maximum of the plain
+    log-likelihood (with the prior) is the fitted rating, and the pool does not move."""
+    names = ["random", "uct:200", "uct:1000", "net"]
+    pool = {"random": 0.0, "uct:200": 600.0, "uct:1000": 900.0}
+    wins = np.zeros((4, 4), dtype=np.int64)
+    wins[3, :3] = [39, 30, 12]  # the net's wins out of 40 against each
+    wins[:3, 3] = [1, 10, 28]
+    fitted = fit_elo(names, wins, fixed=pool)
+    np.testing.assert_array_equal(fitted.ratings[:3], [0.0, 600.0, 900.0])
+    assert (fitted.stderr[:3] == 0).all() and fitted.stderr[3] > 0
+    grid = np.arange(500.0, 1100.0, 0.1)
+    likelihood = [
+        log_likelihood(np.array([0.0, 600.0, 900.0, r]), wins, prior_games=1.0) for r in grid
+    ]
+    assert fitted.ratings[3] == pytest.approx(grid[int(np.argmax(likelihood))], abs=0.1)
+    rows = {row["name"]: row for row in fitted.rows()}
+    assert rows["uct:200"]["fixed"] and not rows["net"]["fixed"]
+    assert "(pool)" in fitted.table() and "(anchor)" not in fitted.table()
+
+
+def test_a_fixed_pool_must_name_known_agents_connected_to_the_rest() -> None:
+    wins = np.array([[0, 3, 0], [1, 0, 0], [0, 0, 0]])
+    with pytest.raises(ValueError, match="not among"):
+        fit_elo(["a", "b", "c"], wins, fixed={"z": 0.0})
+    with pytest.raises(ValueError, match=r"cannot rate \['c'\]"):
+        fit_elo(["a", "b", "c"], wins, fixed={"a": 0.0})

@@ -39,7 +39,7 @@ import csv
 import dataclasses
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -90,9 +90,10 @@ class EloRatings:
         stderr: [M] float64, standard errors relative to the anchor (0 for the anchor).
         lower, upper: [M] float64, the interval ends, ratings -+ z * stderr.
         wins: [M, M] int64, wins[i, j] = games i won against j (without the prior).
-        anchor: the index of the agent rated 0.
+        anchor: the index of the agent rated 0 (with a pool: the first agent of fixed rating).
         prior_games: the virtual games given to each pair that met.
         z: the normal quantile of the intervals.
+        fixed: the indices of the agents whose ratings were given, not fitted (a pool).
     """
 
     names: tuple[str, ...]
@@ -104,6 +105,7 @@ class EloRatings:
     anchor: int
     prior_games: float
     z: float = Z_95
+    fixed: tuple[int, ...] = ()
 
     @property
     def games(self) -> np.ndarray:
@@ -132,7 +134,8 @@ class EloRatings:
                 "games": int(games[i]),
                 "wins": int(wins[i]),
                 "score": round(float(scores[i]), 4),
-                "anchor": bool(i == self.anchor),
+                "anchor": bool(i == self.anchor and not self.fixed),
+                "fixed": bool(i in self.fixed),
             }
             for rank, i in enumerate(order, start=1)
         ]
@@ -147,7 +150,9 @@ class EloRatings:
             f"{'games':>6}  {'score':>6}",
         ]
         for row in rows:
-            interval = "(anchor)" if row["anchor"] else f"[{row['lower']:.0f}, {row['upper']:.0f}]"
+            interval = f"[{row['lower']:.0f}, {row['upper']:.0f}]"
+            if row["anchor"] or row["fixed"]:
+                interval = "(anchor)" if row["anchor"] else "(pool)"
             lines.append(
                 f"{row['rank']:>3}  {row['name']:<{width}}  {row['elo']:>7.0f}  {interval:>18}  "
                 f"{row['games']:>6}  {row['score']:>6.1%}"
@@ -171,6 +176,7 @@ class EloRatings:
             "names": list(self.names),
             "wins": self.wins.tolist(),
             "anchor": self.names[self.anchor],
+            "fixed": {self.names[i]: float(self.ratings[i]) for i in self.fixed},
             "prior_games": self.prior_games,
             "z": self.z,
             "model": "Bradley-Terry, P(i beats j) = 1 / (1 + 10^((r_j - r_i) / 400))",
@@ -183,6 +189,7 @@ def fit_elo(
     wins: np.ndarray,
     *,
     anchor: int | str = 0,
+    fixed: Mapping[str, float] | None = None,
     prior_games: float = 1.0,
     z: float = Z_95,
     tolerance: float = 1e-10,
@@ -193,7 +200,10 @@ def fit_elo(
     Args:
         names: [M] the agents' names (distinct).
         wins: [M, M] non-negative integers, wins[i, j] = games i won against j.
-        anchor: the agent (index or name) whose rating is fixed at 0.
+        anchor: the agent (index or name) whose rating is fixed at 0 (unused with ``fixed``).
+        fixed: agents whose ratings are given, not fitted (a rating pool measured before):
+            the others are rated on that scale, and their intervals treat the given ratings
+            as exact. ``EloRatings.anchor`` is then the first fixed agent.
         prior_games: virtual games, half won by each side, added to every pair that met
             (>= 0; see the module docstring). 0 gives the plain maximum likelihood, which is
             infinite for perfect scores.
@@ -215,25 +225,35 @@ def fit_elo(
         raise ValueError(f"agent names must be distinct, got {list(names)}")
     if prior_games < 0 or not math.isfinite(prior_games):
         raise ValueError(f"prior_games must be finite and >= 0, got {prior_games}")
-    if isinstance(anchor, str):
-        if anchor not in names:
-            raise ValueError(f"anchor {anchor!r} is not one of the agents {list(names)}")
-        anchor = names.index(anchor)
-    if not 0 <= anchor < m:
-        raise ValueError(f"anchor index {anchor} is out of range for {m} agents")
-    _check_connected(names, wins, anchor)
+    theta = np.zeros(m)  # natural-log units: theta = rating / ELO_SCALE
+    if fixed:
+        unknown = sorted(set(fixed) - set(names))
+        if unknown:
+            raise ValueError(f"fixed ratings of {unknown}, which are not among {list(names)}")
+        held = [names.index(name) for name in fixed]
+        for i in held:
+            theta[i] = float(fixed[names[i]]) / ELO_SCALE
+        anchor = held[0]
+    else:
+        if isinstance(anchor, str):
+            if anchor not in names:
+                raise ValueError(f"anchor {anchor!r} is not one of the agents {list(names)}")
+            anchor = names.index(anchor)
+        if not 0 <= anchor < m:
+            raise ValueError(f"anchor index {anchor} is out of range for {m} agents")
+        held = [anchor]
+    _check_connected(names, wins, held)
 
     w = _with_prior(wins, prior_games)  # [M, M] float64
     n = w + w.T  # games between each pair, prior included
-    free = np.flatnonzero(np.arange(m) != anchor)
-    theta = np.zeros(m)  # natural-log units: theta = rating / ELO_SCALE
+    free = np.flatnonzero(~np.isin(np.arange(m), held))
 
     def objective(t: np.ndarray) -> float:
         diff = t[:, None] - t[None, :]
         return float((w * -np.logaddexp(0.0, -diff)).sum())  # sum w_ij log sigmoid(t_i - t_j)
 
     value = objective(theta)
-    converged = m == 1
+    converged = len(free) == 0
     for _ in range(max_iterations):
         if converged:
             break
@@ -273,6 +293,7 @@ def fit_elo(
         anchor=int(anchor),
         prior_games=float(prior_games),
         z=float(z),
+        fixed=tuple(held) if fixed else (),
     )
 
 
@@ -304,10 +325,11 @@ def _with_prior(wins: np.ndarray, prior_games: float) -> np.ndarray:
     return wins.astype(np.float64) + np.where(met, prior_games / 2.0, 0.0)
 
 
-def _check_connected(names: tuple[str, ...], wins: np.ndarray, anchor: int) -> None:
+def _check_connected(names: tuple[str, ...], wins: np.ndarray, held: list[int]) -> None:
+    """Every agent must meet an agent of fixed rating through a chain of games."""
     met = (wins + wins.T) > 0
-    reached = {anchor}
-    frontier = [anchor]
+    reached = set(held)
+    frontier = list(held)
     while frontier:
         i = frontier.pop()
         for j in np.flatnonzero(met[i]):
@@ -316,9 +338,9 @@ def _check_connected(names: tuple[str, ...], wins: np.ndarray, anchor: int) -> N
                 frontier.append(int(j))
     if len(reached) < len(names):
         apart = [names[i] for i in range(len(names)) if i not in reached]
+        anchor = ", ".join(repr(names[i]) for i in held)
         raise ValueError(
-            f"cannot rate {apart} against the anchor {names[anchor]!r}: no chain of games "
-            "connects them"
+            f"cannot rate {apart} against the anchor {anchor}: no chain of games connects them"
         )
 
 
