@@ -10,7 +10,9 @@ from scipy import stats
 
 from trapy_rl.agents import RandomAgent
 from trapy_rl.eval import MatchResult, load_records, play_match, replay_record, wilson_interval
+from trapy_rl.eval.arena import play_games
 from trapy_rl.game import BLUE, YELLOW, BatchGame, Board, IllegalMoveError
+from trapy_rl.game.sampling import random_legal_actions
 
 BOARD = Board(4)
 
@@ -59,6 +61,36 @@ def test_colours_alternate_and_each_agent_is_called_once_per_step() -> None:
     assert 0 in a.calls[0][0] and 1 in b.calls[0][0]
     assert len(a.resets) == 1 and len(a.resets[0]) == 21
     assert result.games_as_blue == 11 and result.games_as_yellow == 10
+
+
+def test_play_games_plays_only_the_chosen_games_and_leaves_the_others_alone() -> None:
+    batch = BatchGame(8, BOARD)
+    rng = np.random.default_rng(0)
+    for _ in range(3):  # three random moves everywhere, the swap among them
+        batch.step(random_legal_actions(batch.legal_mask(), rng, swap_probability=0.5))
+    chosen = np.array([1, 3, 6])
+    assert batch.history[3, 1] == BOARD.swap_action  # one chosen game has swapped
+    others = np.setdiff1d(np.arange(8), chosen)
+    a_is_blue = np.array([True, False, True, True, False, False, True, False])
+    before = {
+        field: getattr(batch, field)[others].copy()
+        for field in ("stones", "history", "move_count", "to_move", "winner")
+    }
+    a, b = Spy(RandomAgent(seed=1), "a"), Spy(RandomAgent(seed=2), "b")
+    play_games(batch, a, b, a_is_blue=a_is_blue, games=chosen)
+
+    assert (batch.winner[chosen] != 0).all()
+    for game in chosen:  # legal games with the right winners
+        assert batch.to_state(int(game)).winner == batch.winner[game]
+    for field, values in before.items():
+        np.testing.assert_array_equal(getattr(batch, field)[others], values, err_msg=field)
+    for spy, blue in ((a, a_is_blue), (b, ~a_is_blue)):
+        assert [list(games) for games in spy.resets] == [list(chosen)]
+        for games, players in spy.calls:
+            assert set(games) <= set(chosen)
+            np.testing.assert_array_equal(players, np.where(blue[games], BLUE, YELLOW))
+    with pytest.raises(ValueError, match=r"a_is_blue must be \[8\] bool"):
+        play_games(batch, a, b, a_is_blue=np.ones(8, dtype=np.int8))
 
 
 def test_counts_add_up() -> None:

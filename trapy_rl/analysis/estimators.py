@@ -42,10 +42,12 @@ from typing import Any
 
 import numpy as np
 
-from trapy_rl.agents.base import Agent, reset_agent
+from trapy_rl.agents.base import Agent
+from trapy_rl.eval.arena import play_games
 from trapy_rl.game.batch import BatchGame
 from trapy_rl.game.board import Board
 from trapy_rl.game.fill import playout_wins
+from trapy_rl.game.state import BLUE
 from trapy_rl.mcts import MCTS, Evaluator, SearchSettings
 
 __all__ = [
@@ -201,7 +203,6 @@ def rollout_counts(
     return num_rollouts - mover_wins, np.full(k, num_rollouts, dtype=np.int64)
 
 
-# The arena's game loop, kept here until `trapy_rl.eval.arena` can play from given positions.
 def play_from(
     positions: BatchGame,
     agent_first: Agent,
@@ -211,8 +212,10 @@ def play_from(
 ) -> np.ndarray:
     """Play games on from given positions to the end; ``positions`` is advanced in place.
 
-    Each agent is called once a step, for all the chosen games where it is to move, and both
-    are reset (`reset_agent`) for the chosen games first.
+    The arena's game loop (`trapy_rl.eval.arena.play_games`) with the colours given by the
+    positions: each agent keeps the colour it has at the start (a later swap changes the
+    stone's colour, not the players'). Both agents are reset (`reset_agent`) for the chosen
+    games first, and each is called once a step, for all the chosen games where it is to move.
 
     Args:
         positions: B games in progress (any move count).
@@ -224,31 +227,16 @@ def play_from(
         [B] int8, the winner of each game (0 for games not played).
 
     Raises:
-        IllegalMoveError: from `BatchGame.step`, naming the game and the move.
+        IllegalMoveError: naming the agent, the game and the move, if an agent plays an
+            illegal move or returns the wrong number of actions.
         ValueError: if a chosen game is already over.
     """
-    chosen = np.zeros(positions.num_games, dtype=bool)
+    chosen = np.zeros(positions.num_games, dtype=bool)  # [B]
     chosen[np.flatnonzero(positions.winner == 0) if games is None else np.asarray(games)] = True
     if (positions.winner[chosen] != 0).any():
         raise ValueError("play_from: some of the chosen games are already over")
-    first_player = positions.to_move.copy()  # [B] int8
-    everything = np.flatnonzero(chosen)
-    for agent in {id(agent_first): agent_first, id(agent_second): agent_second}.values():
-        reset_agent(agent, everything)
-    while True:
-        live = chosen & (positions.winner == 0)
-        if not live.any():
-            break
-        first_to_move = positions.to_move == first_player
-        actions = np.zeros(positions.num_games, dtype=np.int64)
-        for agent, mine in (
-            (agent_first, live & first_to_move),
-            (agent_second, live & ~first_to_move),
-        ):
-            movers = np.flatnonzero(mine)
-            if len(movers):
-                actions[movers] = np.asarray(agent.act(positions, movers), dtype=np.int64)
-        positions.step(actions, games=live)
+    first_is_blue = positions.to_move == BLUE  # [B] bool
+    play_games(positions, agent_first, agent_second, a_is_blue=first_is_blue, games=chosen)
     return np.where(chosen, positions.winner, 0).astype(np.int8)
 
 

@@ -1,9 +1,11 @@
 """Matches between two agents: many games at once, results with confidence intervals, records.
 
 `play_match` plays ``num_games`` games concurrently in one `BatchGame`. Agent a plays blue
-(player 1, moving first) in the even games and yellow in the odd ones. At each step every agent
-is called once, for all the games where it is to move, so network agents evaluate in batches.
-The swap is an ordinary move that each agent may choose.
+(player 1, moving first) in the even games and yellow in the odd ones. The game loop is
+`play_games`, which plays any chosen games of a batch on from where they stand (the opening
+estimators use it too): at each step every agent is called once, for all the games where it is
+to move, so network agents evaluate in batches, and its answer is checked
+(`trapy_rl.agents.moves`). The swap is an ordinary move that each agent may choose.
 
 Two search agents without noise play the same game again and again: a match between them is
 two games repeated, and its interval a fiction. ``openings=k`` starts each pair of games (2i,
@@ -30,7 +32,7 @@ from trapy_rl.game.board import Board
 from trapy_rl.game.sampling import random_legal_actions
 from trapy_rl.game.state import BLUE
 
-__all__ = ["MatchResult", "play_match"]
+__all__ = ["MatchResult", "play_games", "play_match"]
 
 
 def _share(count: int, games: int) -> float:
@@ -165,34 +167,7 @@ def play_match(
     batch = BatchGame(int(num_games), board)
     _play_openings(batch, openings, seed)
     a_is_blue = np.arange(num_games) % 2 == 0  # [B] bool
-    all_games = np.arange(num_games)
-    for agent in {id(agent_a): agent_a, id(agent_b): agent_b}.values():
-        reset_agent(agent, all_games)
-
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=num_games, desc=f"{agent_a.name} vs {agent_b.name}", unit="game")
-    try:
-        while True:
-            live = batch.winner == 0
-            if not live.any():
-                break
-            a_to_move = (batch.to_move == BLUE) == a_is_blue
-            actions = np.zeros(num_games, dtype=np.int64)
-            legal = batch.legal_mask()
-            for agent, mine in ((agent_a, live & a_to_move), (agent_b, live & ~a_to_move)):
-                games = np.flatnonzero(mine)
-                if len(games):
-                    actions[games] = checked_actions(agent, batch, games, legal=legal)
-            before = int(live.sum())
-            batch.step(actions)
-            if bar is not None:
-                bar.update(before - int((batch.winner == 0).sum()))
-    finally:
-        if bar is not None:
-            bar.close()
+    play_games(batch, agent_a, agent_b, a_is_blue=a_is_blue, progress=progress)
 
     a_won = (batch.winner == BLUE) == a_is_blue
     swapped = batch.history[:, 1] == board.swap_action
@@ -221,6 +196,72 @@ def play_match(
         )
         write_records(records, record_path)
     return result
+
+
+def play_games(
+    batch: BatchGame,
+    agent_a: Agent,
+    agent_b: Agent,
+    *,
+    a_is_blue: np.ndarray,
+    games: np.ndarray | None = None,
+    progress: bool = False,
+) -> None:
+    """Play the chosen games of ``batch`` to their end, in place; the other games stay as they are.
+
+    Both agents are reset (`reset_agent`) for the chosen games first. At each step every agent
+    is asked once (`checked_actions`), for all the chosen games where its colour is to move,
+    and the chosen games step together. Colours stay with their agents through a swap: the
+    swapped stone changes colour, and blue moves on.
+
+    Args:
+        batch: B games; the chosen ones are advanced until they are over (mutated).
+        agent_a, agent_b: the players (the same object may play both sides).
+        a_is_blue: [B] bool, whether a plays blue in each game (b plays the other colour).
+        games: [n] int indices or [B] bool mask of the games to play (default: all B); games
+            already over among them are left as they are.
+        progress: show a tqdm bar counting finished games.
+
+    Raises:
+        IllegalMoveError: naming the agent, the game and the move, if an agent plays an
+            illegal move or returns the wrong number of actions (that step is not played).
+        ValueError: if ``a_is_blue`` is not [B] bool.
+    """
+    a_is_blue = np.asarray(a_is_blue)
+    if a_is_blue.shape != (batch.num_games,) or a_is_blue.dtype != np.bool_:
+        raise ValueError(
+            f"a_is_blue must be [{batch.num_games}] bool, "
+            f"got {a_is_blue.dtype} of shape {a_is_blue.shape}"
+        )
+    chosen = np.zeros(batch.num_games, dtype=bool)  # [B]
+    chosen[slice(None) if games is None else np.asarray(games)] = True
+    for agent in {id(agent_a): agent_a, id(agent_b): agent_b}.values():
+        reset_agent(agent, np.flatnonzero(chosen))
+
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        total = int((chosen & (batch.winner == 0)).sum())
+        bar = tqdm(total=total, desc=f"{agent_a.name} vs {agent_b.name}", unit="game")
+    try:
+        while True:
+            live = chosen & (batch.winner == 0)  # [B] bool
+            if not live.any():
+                break
+            a_to_move = (batch.to_move == BLUE) == a_is_blue
+            actions = np.zeros(batch.num_games, dtype=np.int64)
+            legal = batch.legal_mask()
+            for agent, mine in ((agent_a, live & a_to_move), (agent_b, live & ~a_to_move)):
+                movers = np.flatnonzero(mine)
+                if len(movers):
+                    actions[movers] = checked_actions(agent, batch, movers, legal=legal)
+            batch.step(actions, games=live)
+            if bar is not None:
+                bar.update(int(live.sum()) - int((chosen & (batch.winner == 0)).sum()))
+    finally:
+        if bar is not None:
+            bar.close()
 
 
 def _play_openings(batch: BatchGame, openings: int, seed: int | None) -> None:
