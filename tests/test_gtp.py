@@ -325,24 +325,9 @@ def test_boardsize_refused_by_an_agent_that_supports_one_side() -> None:
 
 def test_network_agents_over_gtp(tmp_path) -> None:
     """A checkpoint's net plays legal moves and refuses board sizes it was not trained on."""
-    import torch
+    from tiny import write_tiny_checkpoint  # imports torch: only for this test
 
-    from trapy_rl.nn import NetConfig, PolicyValueNet
-    from trapy_rl.train.checkpoint import save_checkpoint
-
-    torch.manual_seed(0)
-    net = PolicyValueNet(
-        NetConfig(channels=16, blocks=2, policy_channels=16, value_hidden=32, swap_hidden=16)
-    )
-    path = save_checkpoint(
-        tmp_path / "net.pt",
-        {
-            "side": 3,
-            "model": {"config": net.config.to_dict(), "state": net.state_dict()},
-            "learner": {"step": 0},
-            "counters": {"iteration": 0},
-        },
-    )
+    path = write_tiny_checkpoint(tmp_path / "net.pt", side=3)
     for spec in (f"net:{path},device=cpu", f"mcts:{path}:4,device=cpu"):
         engine = GtpEngine(spec, side=3, seed=0)
         message = fails(engine, "boardsize 4")
