@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 import torch
 from opening_oracle import exact_stone_values, mover_wins
+from tiny import TINY_NET, write_tiny_checkpoint
 
 import trapy_rl.analysis.openings as openings
 from trapy_rl.agents import RandomAgent, RolloutEvaluator
@@ -26,7 +27,7 @@ from trapy_rl.analysis import (
 from trapy_rl.game import BatchGame, Board
 from trapy_rl.game.state import BLUE, YELLOW
 from trapy_rl.mcts import SearchSettings
-from trapy_rl.nn import NetConfig, NetEvaluator, PolicyValueNet
+from trapy_rl.nn import NetEvaluator, PolicyValueNet
 
 
 # ---------------------------------------------------------------------- the positions
@@ -101,9 +102,7 @@ def test_net_values_turn_the_movers_value_into_the_stone_value_in_one_call():
 def test_mirror_averaged_net_values_agree_on_mirror_cells():
     torch.manual_seed(0)
     board = Board(4)
-    net = PolicyValueNet(
-        NetConfig(channels=8, blocks=1, policy_channels=4, value_hidden=8, swap_hidden=4)
-    )
+    net = PolicyValueNet(TINY_NET)
     evaluator = NetEvaluator(net, device="cpu")
     plain = net_values(evaluator, board)
     v = net_values(evaluator, board, mirror=True)
@@ -280,24 +279,8 @@ def test_cache_keys_distinguish_estimators_and_mirror(tmp_path):
 
 
 # ---------------------------------------------------------------------- checkpoints
-def write_checkpoint(path, *, side: int, seed: int):
-    from trapy_rl.train.checkpoint import save_checkpoint
-
-    torch.manual_seed(seed)
-    net = PolicyValueNet(
-        NetConfig(channels=8, blocks=1, policy_channels=4, value_hidden=8, swap_hidden=4)
-    )
-    payload = {
-        "side": side,
-        "model": {"config": net.config.to_dict(), "state": net.state_dict()},
-        "learner": {"step": 0},
-        "counters": {"iteration": 0},
-    }
-    return save_checkpoint(path, payload)
-
-
 def test_checkpoint_estimators_key_the_cache_on_the_files_content(tmp_path):
-    path = write_checkpoint(tmp_path / "net.pt", side=3, seed=0)
+    path = write_tiny_checkpoint(tmp_path / "net.pt", side=3, seed=0)
     settings = dict(side=3, checkpoint=path, cache_dir=tmp_path / "cache")
     net = estimate_openings(estimator="net", **settings)
     np.testing.assert_array_equal(net["v"], net["v"].to_numpy()[Board(3).mirror_cells])
@@ -306,7 +289,7 @@ def test_checkpoint_estimators_key_the_cache_on_the_files_content(tmp_path):
         estimator="search", search=SearchSettings(num_simulations=8), **settings
     )
     assert "rollouts" not in search.attrs["key"] and "checkpoint" in search.attrs["key"]
-    write_checkpoint(path, side=3, seed=1)  # other weights under the same name
+    write_tiny_checkpoint(path, side=3, seed=1)  # other weights under the same name
     again = estimate_openings(estimator="net", **settings)
     assert not again.attrs["cached"] and not np.allclose(again["v"], net["v"])
     games = estimate_openings(estimator="playout", agent=f"net:{path}", playouts=4, **settings)
