@@ -2,20 +2,25 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import torch
+from tiny import TINY_NET
 
 from trapy_rl.game.batch import BatchGame
 from trapy_rl.game.board import Board
 from trapy_rl.game.sampling import random_legal_actions
-from trapy_rl.nn import NetConfig, PolicyValueNet
+from trapy_rl.nn import PolicyValueNet
+
+# Two residual blocks, so that what passes from one block to the next is tested too.
+TWO_BLOCK_NET = dataclasses.replace(TINY_NET, blocks=2)
 
 
 def tiny_net(seed: int = 0) -> PolicyValueNet:
+    """A freshly initialised `TWO_BLOCK_NET`, seeded by ``seed``."""
     torch.manual_seed(seed)
-    return PolicyValueNet(
-        NetConfig(channels=8, blocks=2, policy_channels=8, value_hidden=8, swap_hidden=8)
-    )
+    return PolicyValueNet(TWO_BLOCK_NET)
 
 
 def random_positions(side: int, n: int, seed: int = 0) -> BatchGame:
