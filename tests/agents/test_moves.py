@@ -35,7 +35,7 @@ def test_an_illegal_move_is_refused_in_one_line_naming_the_move() -> None:
     assert isinstance(refused.value, IllegalMoveError)
     message = str(refused.value)
     assert "\n" not in message
-    assert "agent 'cheat'" in message and "'a1'" in message and "(move 3)" in message
+    assert message == "agent 'cheat' played illegal move 'a1' (move 3)"  # as in a match
     assert state.history == [a1, BOARD.parse_action("b1")]  # the position is left alone
 
 
@@ -45,15 +45,15 @@ def test_an_illegal_move_is_refused_in_one_line_naming_the_move() -> None:
         (np.array([1, 2]), r"shape \(2,\) for 1 game, not one action per game"),
         (np.array([1.0]), "float64 actions"),
         (np.array(1), r"shape \(\)"),
-        (np.array([-1]), "illegal action -1"),
-        (np.array([BOARD.num_actions]), f"illegal action {BOARD.num_actions}"),
+        (np.array([-1]), "illegal move -1"),
+        (np.array([BOARD.num_actions]), f"illegal move {BOARD.num_actions}"),
     ],
 )
 def test_answers_that_are_not_one_legal_action_are_refused(answer, reason) -> None:
     state = GameState.from_moves(["c2", "a2"], BOARD)  # the swap is no longer legal
     with pytest.raises(IllegalMoveError, match=reason):
         checked_move(Fixed(answer), state)
-    with pytest.raises(IllegalMoveError, match="illegal action 'swap'"):
+    with pytest.raises(IllegalMoveError, match="illegal move 'swap'"):
         checked_move(Fixed(np.array([BOARD.swap_action])), state)
 
 

@@ -44,18 +44,19 @@ def checked_actions(
 
     Raises:
         IllegalMoveError: naming the agent, if it returns anything but [n] integers, or
-            naming the agent, the first illegal move, its game and move number, and how many
-            of the actions are illegal.
+            naming the agent, the first illegal move and its move number, and, when the batch
+            holds more than one game, the move's game and how many of the actions are illegal.
     """
     games = np.asarray(games)
     actions = _ask(agent, batch, games)
     bad = ~_legal(actions, batch, games, legal)
     if bad.any():
         game, action = int(games[bad][0]), int(actions[bad][0])
+        where = f" in game {game}" if batch.num_games > 1 else ""
+        count = f"; {int(bad.sum())} illegal in all" if batch.num_games > 1 else ""
         raise IllegalMoveError(
-            f"agent {agent.name!r} played illegal move {_move_name(batch.board, action)!r} "
-            f"in game {game} (move {int(batch.move_count[game]) + 1}); "
-            f"{int(bad.sum())} illegal in all"
+            f"agent {agent.name!r} played illegal move {_move_name(batch.board, action)!r}"
+            f"{where} (move {int(batch.move_count[game]) + 1}){count}"
         )
     return actions
 
@@ -75,19 +76,13 @@ def checked_move(agent: Agent, state: GameState) -> int:
 
     Raises:
         IllegalMoveError: naming the agent, if it returns anything but one integer action,
-            or naming the agent and the move, if the action is illegal.
+            or naming the agent, the move and its move number, if the action is illegal
+            (`checked_actions` on a batch of this one position).
     """
     batch = BatchGame.from_states([state])
     games = np.zeros(1, dtype=np.intp)
     reset_agent(agent, games)
-    actions = _ask(agent, batch, games)
-    action = int(actions[0])
-    if not _legal(actions, batch, games, None)[0]:
-        raise IllegalMoveError(
-            f"agent {agent.name!r} chose the illegal action "
-            f"{_move_name(state.board, action)!r} (move {state.move_count + 1})"
-        )
-    return action
+    return int(checked_actions(agent, batch, games)[0])
 
 
 def _ask(agent: Agent, batch: BatchGame, games: np.ndarray) -> np.ndarray:
