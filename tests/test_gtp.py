@@ -234,7 +234,7 @@ def test_full_game_alternating_genmove_and_play() -> None:
 def test_agent_faults_are_errors_and_leave_the_game_alone() -> None:
     for kind, reason in [
         ("gtp-raises", "failed: RuntimeError: the weights are missing"),
-        ("gtp-occupied", "chose the illegal action"),
+        ("gtp-occupied", "played illegal move"),
         ("gtp-two", "not one action"),
     ]:
         engine = GtpEngine(kind, side=3)

@@ -276,7 +276,7 @@ def test_agent_fault_is_reported(tmp_path, capsys, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
     status, _ = run_main(["play-cheat", "--side", "3"], ["b2"])
     assert status == 1
-    assert "agent 'cheat' chose the illegal action" in capsys.readouterr().err
+    assert "agent 'cheat' played illegal move" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
 
 
