@@ -38,11 +38,6 @@ def make_config():
     return tiny_config
 
 
-@pytest.fixture
-def tiny_net():
-    return TINY_NET
-
-
 def random_positions(board: Board, n: int, seed: int) -> tuple[BatchGame, np.ndarray]:
     """n games played at random for a random number of moves (none finished)."""
     rng = np.random.default_rng(seed)

@@ -3,6 +3,7 @@ import copy
 import numpy as np
 import pytest
 import torch
+from tiny import TINY_NET
 
 from trapy_rl.game import Board, encode_planes, mirror_planes, mirror_policy
 from trapy_rl.nn import PolicyValueNet
@@ -22,10 +23,10 @@ def test_legal_mask_from_planes_matches_the_engine(side, random_positions):
     np.testing.assert_array_equal(mirrored.numpy(), mirror_policy(batch.legal_mask(), board))
 
 
-def test_losses_match_a_slow_reference(tiny_net, make_samples):
+def test_losses_match_a_slow_reference(make_samples):
     board = Board(4)
     torch.manual_seed(0)
-    net = PolicyValueNet(tiny_net)
+    net = PolicyValueNet(TINY_NET)
     samples = make_samples(board, 6, seed=1)
     learner = Learner(net, board, settings=OptimSettings(policy_weight=0.7, value_weight=1.3))
     net.eval()
@@ -48,10 +49,10 @@ def test_losses_match_a_slow_reference(tiny_net, make_samples):
 
 
 @pytest.mark.parametrize("optimizer", ["adam", "sgd"])
-def test_training_fits_a_fixed_batch(tiny_net, optimizer, make_samples):
+def test_training_fits_a_fixed_batch(optimizer, make_samples):
     board = Board(4)
     torch.manual_seed(0)
-    net = PolicyValueNet(tiny_net)
+    net = PolicyValueNet(TINY_NET)
     samples = make_samples(board, 32, seed=2)
     learner = Learner(
         net, board, settings=OptimSettings(name=optimizer, lr=0.01 if optimizer == "adam" else 0.05)
@@ -64,8 +65,8 @@ def test_training_fits_a_fixed_batch(tiny_net, optimizer, make_samples):
     assert set(first) == {"policy", "value", "total", "entropy", "lr"}
 
 
-def test_learning_rate_schedules(tiny_net):
-    net = PolicyValueNet(tiny_net)
+def test_learning_rate_schedules():
+    net = PolicyValueNet(TINY_NET)
     cosine = Learner(
         net,
         Board(4),
@@ -82,14 +83,14 @@ def test_learning_rate_schedules(tiny_net):
     assert constant.learning_rate(1000) == 0.1
 
 
-def test_optimizer_state_round_trip(tiny_net, make_samples):
+def test_optimizer_state_round_trip(make_samples):
     board = Board(4)
     samples = make_samples(board, 16, seed=3)
     torch.manual_seed(0)
-    a = Learner(PolicyValueNet(tiny_net), board)
+    a = Learner(PolicyValueNet(TINY_NET), board)
     a.train_step(samples)
     torch.manual_seed(0)
-    b = Learner(PolicyValueNet(tiny_net), board)
+    b = Learner(PolicyValueNet(TINY_NET), board)
     b.net.load_state_dict(a.net.state_dict())
     b.load_state_dict(copy.deepcopy(a.state_dict()))  # as if read from a file
     a.train_step(samples)
