@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -26,13 +27,14 @@ import numpy as np
 from trapy_rl.agents.base import Agent, reset_agent
 from trapy_rl.agents.moves import checked_actions
 from trapy_rl.eval.records import match_records, write_records
+from trapy_rl.eval.starts import start_batch
 from trapy_rl.eval.stats import wilson_interval
 from trapy_rl.game.batch import BatchGame
 from trapy_rl.game.board import Board
 from trapy_rl.game.sampling import random_legal_actions
 from trapy_rl.game.state import BLUE
 
-__all__ = ["MatchResult", "play_games", "play_match"]
+__all__ = ["MatchResult", "count_distinct_games", "play_games", "play_match"]
 
 
 def _share(count: int, games: int) -> float:
@@ -54,6 +56,9 @@ class MatchResult:
         total_moves: moves in all games (the swap counts as a move).
         seed: the match seed, as recorded.
         openings: random stones each game started from (see the module docstring).
+        starts: start positions the pairs of games started from (0: none; see `play_match`).
+        distinct_games: games that differ in their moves (None in results cached before it
+            was counted): two agents without randomness play fewer than ``games``.
     """
 
     agent_a: str
@@ -68,6 +73,8 @@ class MatchResult:
     total_moves: int
     seed: int | None = None
     openings: int = 0
+    starts: int = 0
+    distinct_games: int | None = None
 
     @property
     def win_rate(self) -> float:
@@ -136,6 +143,7 @@ def play_match(
     board: Board,
     seed: int | None = None,
     openings: int = 0,
+    starts: Sequence[Sequence[int]] = (),
     record_path: str | Path | None = None,
     progress: bool = False,
 ) -> MatchResult:
@@ -150,6 +158,9 @@ def play_match(
             the match itself draws no random numbers.
         openings: uniformly random stones (never the swap) that start each pair of games,
             games 2i and 2i + 1 from the same ones; the agents play on from there.
+        starts: S start positions (`trapy_rl.eval.starts`) instead: games 2i and 2i + 1
+            start from ``starts[(offset + i) % S]``, where the offset ``seed * num_games // 2``
+            gives another seed other starts. Not together with ``openings``.
         record_path: when given, the games are written there as game records, one JSON
             line each (overwriting; see `trapy_rl.eval.records`).
         progress: show a tqdm bar counting finished games.
@@ -164,8 +175,14 @@ def play_match(
         raise ValueError(f"num_games must be an integer >= 1, got {num_games!r}")
     if num_games < 1:
         raise ValueError(f"num_games must be >= 1, got {num_games}")
-    batch = BatchGame(int(num_games), board)
-    _play_openings(batch, openings, seed)
+    if starts:
+        if openings:
+            raise ValueError("give openings or starts, not both")
+        offset = (seed or 0) * (int(num_games) // 2)
+        batch = start_batch(board, starts, int(num_games), offset=offset)
+    else:
+        batch = BatchGame(int(num_games), board)
+        _play_openings(batch, openings, seed)
     a_is_blue = np.arange(num_games) % 2 == 0  # [B] bool
     play_games(batch, agent_a, agent_b, a_is_blue=a_is_blue, progress=progress)
 
@@ -184,6 +201,8 @@ def play_match(
         total_moves=int(batch.move_count.sum()),
         seed=seed,
         openings=int(openings),
+        starts=len(starts),
+        distinct_games=count_distinct_games(batch),
     )
     if record_path is not None:
         records = match_records(
@@ -196,6 +215,11 @@ def play_match(
         )
         write_records(records, record_path)
     return result
+
+
+def count_distinct_games(batch: BatchGame) -> int:
+    """How many of the B games differ in their moves (the start included)."""
+    return len({batch.history[g, : batch.move_count[g]].tobytes() for g in range(batch.num_games)})
 
 
 def play_games(

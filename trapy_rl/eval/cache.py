@@ -10,8 +10,9 @@ appended to the file, one line
 and a later tournament with the same key for a pair (in either order) reads the result
 instead of playing: adding a checkpoint to a rated run plays only its own matches. ``files``
 holds the sha256 of every checkpoint a spec plays from, so a file rewritten under the same
-name is played again; ``openings`` is in the key only when it is not 0, so results cached
-before openings existed still match. Lines that cannot be read (say, cut short by a crash) are
+name is played again; ``openings`` is in the key only when it is not 0, and ``starts`` (the
+digest of the start set) only when matches start from a set, so results cached before those
+existed still match. Lines that cannot be read (say, cut short by a crash) are
 skipped with a warning, and their matches replayed.
 """
 
@@ -22,12 +23,13 @@ import hashlib
 import json
 import os
 import warnings
+from collections.abc import Sequence
 from pathlib import Path
 
 from trapy_rl.agents.network import checkpoint_file
 from trapy_rl.eval.arena import MatchResult
 
-__all__ = ["ResultCache", "file_sha256", "flip_result", "match_key"]
+__all__ = ["ResultCache", "file_sha256", "flip_result", "match_key", "starts_digest"]
 
 _HASHES: dict[tuple[str, int, int], str] = {}
 
@@ -61,7 +63,14 @@ def _files_of(spec: str) -> dict[str, str]:
 
 
 def match_key(
-    spec_a: str, spec_b: str, *, side: int, seed: int, num_games: int, openings: int
+    spec_a: str,
+    spec_b: str,
+    *,
+    side: int,
+    seed: int,
+    num_games: int,
+    openings: int,
+    starts: Sequence[Sequence[int]] = (),
 ) -> dict:
     """The cache key of one match of a tournament (see the module docstring).
 
@@ -71,6 +80,8 @@ def match_key(
         seed: the tournament seed.
         num_games: games per match.
         openings: random stones per pair of games; left out of the key when 0.
+        starts: the start positions of the pairs of games; in the key as the sha256 of the
+            set (`starts_digest`) when there are any.
 
     Raises:
         CheckpointError: when a network spec names no existing file or run folder.
@@ -85,7 +96,15 @@ def match_key(
     }
     if openings:  # absent when 0, so results cached before openings existed still match
         key["openings"] = int(openings)
+    if starts:
+        key["starts"] = starts_digest(starts)
     return key
+
+
+def starts_digest(starts: Sequence[Sequence[int]]) -> str:
+    """The sha256 of a start set (its actions, in order), as 16 hex digits."""
+    text = "\n".join(" ".join(str(int(a)) for a in start) for start in starts)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def _key_text(key: dict) -> str:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -169,8 +169,10 @@ def play_tournament(
     focus: str | None = None,
     baselines: Sequence[str] = (),
     openings: int = 0,
+    starts: Sequence[Sequence[int]] = (),
     cache_path: str | Path | None = None,
     anchor: str | None = None,
+    fixed: Mapping[str, float] | None = None,
     prior_games: float = 1.0,
     progress: bool = False,
 ) -> TournamentResult:
@@ -186,8 +188,10 @@ def play_tournament(
         baselines: the fixed opponents of mode ``baselines``.
         openings: random stones that start each pair of games (see `play_match`); needed
             for a meaningful match between two agents without randomness, such as two nets.
+        starts: start positions of the pairs of games instead (see `play_match`).
         cache_path: a JSON-lines file of match results to read and extend (None: no cache).
         anchor: the agent rated 0 (default: see `default_anchor`).
+        fixed: ratings held at given values, such as a pool's (see `fit_elo`); no anchor.
         prior_games: the Elo fit's virtual games per pair (see `trapy_rl.eval.elo`).
         progress: show one tqdm bar, with an ETA, over all games to play.
 
@@ -207,7 +211,9 @@ def play_tournament(
     cache = ResultCache(cache_path) if cache_path is not None else None
 
     keys = [
-        match_key(a, b, side=board.side, seed=seed, num_games=num_games, openings=openings)
+        match_key(
+            a, b, side=board.side, seed=seed, num_games=num_games, openings=openings, starts=starts
+        )
         for a, b in pairs
     ]
     results: list[MatchResult | None] = [
@@ -235,6 +241,7 @@ def play_tournament(
                 board=board,
                 seed=seed,  # every pair plays from the same openings
                 openings=openings,
+                starts=starts,
             )
             results[i] = result
             if cache is not None:
@@ -255,6 +262,7 @@ def play_tournament(
         specs,
         wins,
         anchor=anchor if anchor is not None else default_anchor(specs),
+        fixed=fixed,
         prior_games=prior_games,
     )
     return TournamentResult(
