@@ -1,0 +1,60 @@
+"""The rating pool: calibrated once, then agents rated on its fixed scale."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from tiny import write_tiny_checkpoint
+
+from trapy_rl.eval.pool import Pool, calibrate_pool, load_pool, rate_against_pool
+from trapy_rl.game import Board
+
+BOARD = Board(3)
+MEMBERS = ["random", "uct:4", "uct:40"]
+
+
+@pytest.fixture(scope="module")
+def pool() -> Pool:
+    pool, result = calibrate_pool(MEMBERS, board=BOARD, num_games=12, seed=0)
+    assert result.ratings.names[result.ratings.anchor] == "random"
+    return pool
+
+
+def test_calibration_rates_the_members_weakest_first_random_at_zero(pool) -> None:
+    assert pool.members[0].spec == "random" and pool.members[0].elo == 0.0
+    assert [m.elo for m in pool.members] == sorted(m.elo for m in pool.members)
+    assert all(m.low <= m.elo <= m.high for m in pool.members)
+
+
+def test_an_agent_is_rated_with_the_pool_held(pool, tmp_path) -> None:
+    checkpoint = write_tiny_checkpoint(tmp_path / "net.pt", side=3)
+    spec = f"mcts:{checkpoint}:8,device=cpu"
+    cache = tmp_path / "cache.jsonl"
+    result = rate_against_pool([spec], pool, board=BOARD, num_games=4, cache_path=cache)
+    fitted = dict(zip(result.ratings.names, result.ratings.ratings))
+    for member in pool.members:
+        assert fitted[member.spec] == member.elo  # held, not refitted
+    assert {(m.agent_a, m.agent_b) for m in result.matches} == {(spec, s) for s in MEMBERS}
+    assert all(m.starts > 0 and 1 <= m.distinct_games <= m.games for m in result.matches)
+    again = rate_against_pool([spec], pool, board=BOARD, num_games=4, cache_path=cache)
+    assert again.played == 0 and np.allclose(again.ratings.ratings, result.ratings.ratings)
+    with pytest.raises(ValueError, match="pool members"):
+        rate_against_pool(["uct:4"], pool, board=BOARD, num_games=2)
+
+
+def test_pool_files_round_trip_and_bad_ones_are_named(pool, tmp_path) -> None:
+    path = tmp_path / "pool.json"
+    path.write_text(json.dumps(pool.to_dict()))
+    assert load_pool(path, side=3) == pool
+    assert pool.select(["random", "uct:40"]).ratings.keys() == {"random", "uct:40"}
+    with pytest.raises(ValueError, match="not in the side-3 pool"):
+        pool.select(["uct:9"])
+    with pytest.raises(ValueError, match="pool of side 3, not 4"):
+        load_pool(path, side=4)
+    path.write_text('{"side": 3}')
+    with pytest.raises(ValueError, match=r"pool\.json: not a rating pool"):
+        load_pool(path, side=3)
+    with pytest.raises(ValueError, match="no rating pool ships for side 7"):
+        load_pool("default", side=7)

@@ -1,0 +1,250 @@
+"""The rating pool: fixed opponents whose strength does not drift, rated once on one scale.
+
+A net is rated by playing the pool's members from the start set (`trapy_rl.eval.starts`) and
+fitting its Elo with the members' ratings held (`fit_elo(fixed=...)`): numbers from different
+runs and different days land on the same scale, random play at 0. Head-to-head matches between
+nets cannot give that: their results cycle (`trapy_rl.eval.cycles`).
+
+A pool file (JSON; the side-10 pool ships as ``trapy_rl/eval/data/pool_side10.json``) holds
+the members, their ratings with the calibration's 95% intervals, and how they were measured:
+
+    {"side": 10, "members": [{"spec": "random", "elo": 0.0, "low": 0.0, "high": 0.0}, ...],
+     "games": 40, "seed": 0, "note": "...how and when..."}
+
+`calibrate_pool` makes one: a round robin of the members from the start set, random anchored
+at 0 (``python -m trapy_rl.eval.pool --side 10 random uct:200 uct:1000 uct:5000``).
+
+Shapes: M members.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import importlib.resources
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from trapy_rl.eval.starts import load_starts
+from trapy_rl.eval.tournament import TournamentResult, play_tournament
+from trapy_rl.game.board import Board
+
+__all__ = ["Pool", "PoolMember", "calibrate_pool", "load_pool", "rate_against_pool"]
+
+_FILE = "pool_side{side}.json"
+
+
+@dataclasses.dataclass(frozen=True)
+class PoolMember:
+    """One fixed opponent: its agent spec and its rating (Elo, random at 0) with the 95%
+    interval of the calibration."""
+
+    spec: str
+    elo: float
+    low: float
+    high: float
+
+
+@dataclasses.dataclass(frozen=True)
+class Pool:
+    """The members of a side's pool and how they were rated.
+
+    Attributes:
+        side: the board side.
+        members: [M] the members, weakest first.
+        games: games per pair in the calibration.
+        seed: the calibration's tournament seed.
+        note: how, when and where it was measured.
+    """
+
+    side: int
+    members: tuple[PoolMember, ...]
+    games: int
+    seed: int
+    note: str
+
+    @property
+    def ratings(self) -> dict[str, float]:
+        """{spec: Elo} of the members."""
+        return {member.spec: member.elo for member in self.members}
+
+    def select(self, specs: Sequence[str] | None) -> Pool:
+        """The pool of the chosen members (None or empty: all).
+
+        Raises:
+            ValueError: naming a spec that is not a member.
+        """
+        if not specs:
+            return self
+        unknown = [spec for spec in specs if spec not in self.ratings]
+        if unknown:
+            known = ", ".join(self.ratings)
+            raise ValueError(f"{unknown} not in the side-{self.side} pool (members: {known})")
+        chosen = tuple(member for member in self.members if member.spec in specs)
+        return dataclasses.replace(self, members=chosen)
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping, source: str = "pool") -> Pool:
+        """From `to_dict`'s form (a ValueError names the file and what is wrong)."""
+        try:
+            members = tuple(PoolMember(**member) for member in data["members"])
+            pool = cls(
+                side=int(data["side"]),
+                members=members,
+                games=int(data["games"]),
+                seed=int(data["seed"]),
+                note=str(data.get("note", "")),
+            )
+        except (KeyError, TypeError, ValueError) as error:
+            raise ValueError(f"{source}: not a rating pool ({error})") from None
+        if not pool.members:
+            raise ValueError(f"{source}: a rating pool needs members")
+        return pool
+
+
+def load_pool(pool: str | Path, *, side: int) -> Pool:
+    """The pool ``"default"`` (shipped for ``side``) or a pool file.
+
+    Raises:
+        ValueError: when there is no pool for the side, or the file is not a pool of it.
+    """
+    if str(pool) == "default":
+        shipped = importlib.resources.files("trapy_rl.eval") / "data" / _FILE.format(side=side)
+        if not shipped.is_file():
+            raise ValueError(
+                f"no rating pool ships for side {side}: make one with "
+                f"python -m trapy_rl.eval.pool --side {side} --out FILE random uct:200 ..."
+            )
+        text, source = shipped.read_text(encoding="utf-8"), f"the side-{side} pool"
+    else:
+        path = Path(pool)
+        if not path.is_file():
+            raise ValueError(f"{path}: no such rating pool file")
+        text, source = path.read_text(encoding="utf-8"), str(path)
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{source}: not JSON ({error})") from None
+    result = Pool.from_dict(data, source)
+    if result.side != side:
+        raise ValueError(f"{source} is a pool of side {result.side}, not {side}")
+    return result
+
+
+def calibrate_pool(
+    specs: Sequence[str],
+    *,
+    board: Board,
+    num_games: int = 40,
+    seed: int = 0,
+    cache_path: str | Path | None = None,
+    progress: bool = False,
+    note: str = "",
+) -> tuple[Pool, TournamentResult]:
+    """Rate the members by a round robin from the start set, the first (random) at 0."""
+    result = play_tournament(
+        list(specs),
+        board=board,
+        num_games=num_games,
+        seed=seed,
+        starts=load_starts(board),
+        cache_path=cache_path,
+        anchor=specs[0],
+        progress=progress,
+    )
+    ratings = result.ratings
+    members = tuple(
+        PoolMember(
+            spec=spec,
+            elo=round(float(ratings.ratings[i]), 1),
+            low=round(float(ratings.lower[i]), 1),
+            high=round(float(ratings.upper[i]), 1),
+        )
+        for i, spec in sorted(enumerate(ratings.names), key=lambda item: ratings.ratings[item[0]])
+    )
+    pool = Pool(side=board.side, members=members, games=num_games, seed=seed, note=note)
+    return pool, result
+
+
+def rate_against_pool(
+    specs: Sequence[str],
+    pool: Pool,
+    *,
+    board: Board,
+    num_games: int = 40,
+    seed: int = 0,
+    cache_path: str | Path | None = None,
+    progress: bool = False,
+) -> TournamentResult:
+    """Each spec against each pool member from the start set, rated with the pool held.
+
+    Args:
+        specs: the agents to rate (not members).
+        pool: the opponents and their fixed ratings.
+        board: the pool's board.
+        num_games: games per agent and member (pairs from the start set, colours exchanged).
+        seed: the tournament seed: it seeds the agents and picks the starts used.
+        cache_path: the match cache (see `trapy_rl.eval.cache`).
+        progress: a progress bar over all games.
+
+    Returns:
+        The matches and the ratings: the members' as given, the agents' fitted on that scale.
+    """
+    if board.side != pool.side:
+        raise ValueError(f"the pool is of side {pool.side}, the board of side {board.side}")
+    clash = [spec for spec in specs if spec in pool.ratings]
+    if clash:
+        raise ValueError(f"{clash} are pool members; a member is not rated against the pool")
+    members = list(pool.ratings)
+    return play_tournament(
+        [*members, *specs],
+        board=board,
+        num_games=num_games,
+        seed=seed,
+        mode="baselines",
+        baselines=members,
+        starts=load_starts(board),
+        cache_path=cache_path,
+        fixed=pool.ratings,
+        progress=progress,
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Calibrate a pool: ``python -m trapy_rl.eval.pool --side 10 random uct:200 ...``."""
+    import platform
+
+    parser = argparse.ArgumentParser(description="Rate a rating pool's members (round robin).")
+    parser.add_argument("specs", nargs="+", help="the members, random (the anchor) first")
+    parser.add_argument("--side", type=int, default=10)
+    parser.add_argument("--games", type=int, default=40)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--cache", type=Path, default=None)
+    parser.add_argument("--out", type=Path, default=None)
+    args = parser.parse_args(argv)
+    board = Board(args.side)
+    options = f"--side {args.side} --games {args.games} --seed {args.seed}"
+    command = " ".join(["python -m trapy_rl.eval.pool", options, *args.specs])
+    note = f"{command}; {platform.processor() or platform.machine()}"
+    pool, result = calibrate_pool(
+        args.specs,
+        board=board,
+        num_games=args.games,
+        seed=args.seed,
+        cache_path=args.cache,
+        progress=True,
+        note=note,
+    )
+    out = args.out or Path(__file__).parent / "data" / _FILE.format(side=args.side)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(pool.to_dict(), indent=2) + "\n", encoding="utf-8")
+    print(result.ratings.table())
+    print(out)
+
+
+if __name__ == "__main__":
+    main()
