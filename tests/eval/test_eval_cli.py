@@ -12,7 +12,10 @@ from hydra import compose, initialize_config_dir
 from hydra.errors import ConfigCompositionException
 from tiny import write_tiny_run_checkpoint
 
-from trapy_rl.eval.cli import CONFIG_DIR, evaluate
+from trapy_rl.config import CONFIG_DIR
+from trapy_rl.eval.cli import evaluate
+from trapy_rl.eval.pool import calibrate_pool
+from trapy_rl.game import Board
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -29,7 +32,8 @@ def test_defaults_compose() -> None:
     cfg = config()
     assert cfg.agents == [] and cfg.games == 40 and cfg.side is None and cfg.seed == 0
     assert cfg.run is None and cfg.mode == "round_robin" and cfg.num_simulations == 100
-    assert cfg.openings == 1 and cfg.baselines == ["random", "uct:200"] and cfg.checkpoints == []
+    assert cfg.starts and cfg.openings == 0 and cfg.checkpoints == []
+    assert cfg.baselines == ["random", "uct:200"] and cfg.pool == "default"
 
 
 def test_typos_fail_naming_the_key() -> None:
@@ -185,3 +189,28 @@ def test_command_line_writes_into_the_hydra_folder(tmp_path) -> None:
     assert "tournament" in completed.stderr  # the progress bar
     for name in ("ratings.txt", "ratings.csv", "ratings.json", "matches.jsonl"):
         assert (folder / name).is_file(), name
+
+
+def test_benchmark_rates_checkpoints_against_a_fixed_pool(tmp_path) -> None:
+    pool, _ = calibrate_pool(["random", "uct:3", "uct:30"], board=Board(3), num_games=8)
+    pool_file = tmp_path / "pool.json"
+    pool_file.write_text(json.dumps(pool.to_dict()))
+    run = tmp_path / "run"
+    for iteration in (1, 2):
+        write_tiny_run_checkpoint(run, iteration, side=3)
+    common = [f"run={run}", "mode=benchmark", f"pool={pool_file}", "games=4"]
+    common += ["num_simulations=2", "device=cpu", "progress=false"]
+    result = evaluate(config(*common, "head_to_head=true", f"out={tmp_path / 'out'}"))
+    ratings = dict(zip(result.ratings.names, result.ratings.ratings))
+    assert {m.spec: m.elo for m in pool.members} == {s: ratings[s] for s in pool.ratings}
+    checkpoints = [spec for spec in result.specs if spec.startswith("mcts:")]
+    assert {(m.agent_a, m.agent_b) for m in result.matches} == {
+        (c, member) for c in checkpoints for member in pool.ratings
+    }
+    summary = (tmp_path / "out" / "summary.txt").read_text()
+    assert "start positions" in summary and "pool: random (0)" in summary
+    assert "cycles of clear wins" in summary and "head-to-head" in summary
+    assert "distinct" in summary
+    assert (tmp_path / "out" / "elo_curve.png").read_bytes()[:4] == b"\x89PNG"
+    cheap = evaluate(config(*common, "pool_members=[random]", f"out={tmp_path / 'cheap'}"))
+    assert {m.agent_b for m in cheap.matches} == {"random"} and cheap.played == 0  # cached

@@ -1,4 +1,4 @@
-"""``trapy-eval``: rate agents against each other, Elo with intervals (``configs/eval.yaml``).
+"""``trapy-eval``: rate agents, Elo with intervals (``configs/eval.yaml``).
 
     trapy-eval agents=[random,uct:200,mcts:outputs/RUN/checkpoints/latest.pt:100] games=40
     trapy-eval agents="['mcts:RUN:100,c_puct=2',random]"   # quote specs holding ',' or '='
@@ -6,15 +6,24 @@
     trapy-eval run=outputs/RUN mode=gauntlet                # the newest checkpoint vs the rest
     trapy-eval run=outputs/RUN mode=baselines "baselines=[random,uct:1000]" checkpoints=[30,60]
                                       # chosen checkpoints vs random and uct:1000 only
+    trapy-eval run=outputs/RUN mode=benchmark checkpoints=[60,120]
+                                      # rated against the side's fixed pool: one Elo scale
+    trapy-eval agents=[mcts:A:200,mcts:B:200] mode=benchmark head_to_head=true
+                                      # and against each other: cycles, pool vs head-to-head
+
+Modes: ``round_robin`` (every pair; the cycles of clear wins are reported), ``gauntlet``,
+``baselines`` (each checkpoint against each baseline) and ``benchmark`` (each agent against
+the members of the rating pool, `trapy_rl.eval.pool`, with their ratings held: Elo on one
+fixed scale, random at 0, comparable across runs and days).
 
 The table is printed, and ``ratings.txt``, ``ratings.csv``, ``ratings.json`` (with every match)
-and, for a run, ``elo_curve.png`` (plus, where checkpoints played the baselines, their win
-rates: ``winrates.txt``, ``winrates.csv``, ``winrate_curve.png``) are written into the Hydra
-output folder
-(``outputs/eval/<date>/<time>/``, or ``out=...``). Match results are cached (by default in
-``<run>/eval_cache.jsonl`` for a run, else in the output folder), so rating a run again after
-more checkpoints plays only the new matches. Every key is checked against `EvalCommandConfig`
-when the configuration is composed: a typo fails naming the key.
+and, for a run, ``elo_curve.png`` (plus, where checkpoints played the baselines or the pool,
+their win rates: ``winrates.txt``, ``winrates.csv``, ``winrate_curve.png``) are written into
+the Hydra output folder (``outputs/eval/<date>/<time>/``, or ``out=...``); ``summary.txt`` holds
+the settings, the games and distinct games played, and the cycles. Match results are cached
+(by default in ``<run>/eval_cache.jsonl`` for a run, else in the output folder), so rating a
+run again after more checkpoints plays only the new matches. Every key is checked against
+`EvalCommandConfig` when the configuration is composed: a typo fails naming the key.
 """
 
 from __future__ import annotations
@@ -28,7 +37,10 @@ from omegaconf import DictConfig
 
 from trapy_rl.agents.network import checkpoint_spec
 from trapy_rl.config import CONFIG_DIR
+from trapy_rl.eval.cycles import find_cycles, head_to_head_spread
+from trapy_rl.eval.pool import load_pool, rate_against_pool
 from trapy_rl.eval.report import write_tournament
+from trapy_rl.eval.starts import load_starts
 from trapy_rl.eval.tournament import (
     MODES,
     TournamentResult,
@@ -36,10 +48,12 @@ from trapy_rl.eval.tournament import (
     play_tournament,
     run_checkpoints,
 )
+from trapy_rl.game.board import Board
 
-__all__ = ["EvalCommandConfig", "evaluate", "main"]
+__all__ = ["COMMAND_MODES", "EvalCommandConfig", "evaluate", "main"]
 
 DEFAULT_SIDE = 10
+COMMAND_MODES = (*MODES, "benchmark")
 
 
 @dataclass
@@ -50,21 +64,28 @@ class EvalCommandConfig:
         agents: agent specs (``random``, ``uct:1000``, ``net:PATH``, ``mcts:PATH:400``, ...);
             with ``run`` they join the run's checkpoints.
         games: games per match (colours alternate).
-        openings: random stones that start each pair of games (colours exchanged within a
-            pair). Two nets that search without noise otherwise replay the same two games.
+        starts: each pair of games (colours exchanged) starts from a position of the side's
+            start set (`trapy_rl.eval.starts`): two nets that search without noise otherwise
+            replay the same two games.
+        openings: random stones that start each pair of games instead (needs starts=false).
         side: the board side; null takes the run's side, or 10 without a run.
         seed: the tournament seed.
         run: a training run folder (or its checkpoints folder): rate every ``ckpt_*.pt``.
         checkpoints: with ``run``, the iterations of the checkpoints to rate; empty: all.
-        mode: round_robin (every pair), gauntlet (``focus`` against each other agent) or
-            baselines (with ``run``: each checkpoint against each baseline, nothing else).
+        mode: round_robin (every pair), gauntlet (``focus`` against each other agent),
+            baselines (with ``run``: each checkpoint against each baseline, nothing else) or
+            benchmark (each agent and checkpoint against the rating pool).
         focus: the gauntlet's agent; null: the newest checkpoint of the run, else the first.
         num_simulations: search per move of the run's checkpoints (``mcts:PATH:N``); 0 plays
             their policy alone (``net:PATH``).
         device: where the run's nets play (auto, cpu, cuda).
         baselines: fixed opponents (agent specs); with ``run`` they are drawn as lines in the
             Elo plot and, in mode baselines, are each checkpoint's opponents. ``random`` is
-            the Elo anchor.
+            the Elo anchor. Not used by mode benchmark, whose opponents are the pool's.
+        pool: mode benchmark: ``default`` (the pool that ships for the side) or a pool file.
+        pool_members: mode benchmark: the members to play (empty: all), a cheaper subset.
+        head_to_head: mode benchmark: also play the rated agents against each other, and
+            report the cycles and each agent's head-to-head rating beside its pool rating.
         prior_games: virtual games per pair in the Elo fit (keeps perfect scores finite).
         cache: the JSON-lines match cache; null: ``<run>/eval_cache.jsonl`` for a run, else
             ``<out>/matches.jsonl``.
@@ -75,7 +96,8 @@ class EvalCommandConfig:
 
     agents: list[str] = field(default_factory=list)
     games: int = 40
-    openings: int = 1
+    starts: bool = True
+    openings: int = 0
     side: int | None = None
     seed: int = 0
     run: str | None = None
@@ -85,6 +107,9 @@ class EvalCommandConfig:
     num_simulations: int = 100
     device: str = "auto"
     baselines: list[str] = field(default_factory=lambda: ["random", "uct:200"])
+    pool: str = "default"
+    pool_members: list[str] = field(default_factory=list)
+    head_to_head: bool = False
     prior_games: float = 1.0
     cache: str | None = None
     out: str | None = None
@@ -101,93 +126,160 @@ def evaluate(cfg: DictConfig | EvalCommandConfig) -> TournamentResult:
     Raises:
         ValueError: naming the problem, for bad settings, specs or files.
     """
-    from trapy_rl.game.board import Board
-
-    if cfg.mode not in MODES:
-        raise ValueError(f"mode must be one of {', '.join(MODES)}, got {cfg.mode!r}")
+    if cfg.mode not in COMMAND_MODES:
+        raise ValueError(f"mode must be one of {', '.join(COMMAND_MODES)}, got {cfg.mode!r}")
     if cfg.threads < 0:
         raise ValueError(f"threads must be >= 0, got {cfg.threads}")
     if cfg.threads:
         import torch
 
         torch.set_num_threads(int(cfg.threads))
-    specs = [str(spec) for spec in cfg.agents]
-    side = cfg.side
-    focus = cfg.focus
-    curve: list[tuple[str, int]] = []
-    cache = cfg.cache
     if not cfg.agents and not cfg.run:
         raise ValueError("no agents: give agents=[...] and/or run=RUN_FOLDER")
     if cfg.checkpoints and not cfg.run:
         raise ValueError("checkpoints=[...] picks checkpoints of a run: give run=RUN_FOLDER too")
-    baselines = list(dict.fromkeys(str(b) for b in cfg.baselines))
-    if cfg.run:
-        checkpoints = run_checkpoints(cfg.run)
-        if cfg.checkpoints:
-            wanted = {int(iteration) for iteration in cfg.checkpoints}
-            missing = sorted(wanted - {c.iteration for c in checkpoints})
-            if missing:
-                found = [c.iteration for c in checkpoints]
-                raise ValueError(
-                    f"{cfg.run}: no checkpoints of iterations {missing}; it has {found}"
-                )
-            checkpoints = [c for c in checkpoints if c.iteration in wanted]
-        sides = sorted({checkpoint.side for checkpoint in checkpoints})
-        if len(sides) > 1:
-            raise ValueError(f"{cfg.run}: checkpoints of several board sides {sides}")
-        if side is None:
-            side = sides[0]
-        elif side != sides[0]:
-            raise ValueError(
-                f"side={side}, but the run {cfg.run} trains on side {sides[0]} (leave side unset)"
-            )
-        curve = [
-            (
-                checkpoint_spec(c.path, num_simulations=cfg.num_simulations, device=cfg.device),
-                c.step,
-            )
-            for c in checkpoints
-        ]
-        specs = [*baselines, *(s for s in specs if s not in baselines), *(s for s, _ in curve)]
-        if cfg.mode == "gauntlet" and focus is None:
-            focus = curve[-1][0]
-        if cache is None:
-            cache = str(Path(cfg.run) / "eval_cache.jsonl")
-    else:
-        specs = [*baselines, *(s for s in specs if s not in baselines)]
-    if side is None:
-        side = DEFAULT_SIDE
-
+    if cfg.starts and cfg.openings:
+        raise ValueError(
+            "openings=N plays random stones instead of the start set: add starts=false"
+        )
+    side, curve, x_label = _run_agents(cfg)
+    board = Board(side)
     out = Path(cfg.out) if cfg.out else Path(_hydra_output_dir())
-    if cache is None:
-        cache = str(out / "matches.jsonl")
-    board = Board(int(side))
-    opponents = baselines if cfg.mode == "baselines" else []  # other modes play every pair
-    matches = pairings(specs, mode=cfg.mode, focus=focus, baselines=opponents)
-    print(
-        f"{len(specs)} agents, {cfg.mode}, {len(matches)} matches of {cfg.games} games "
-        f"on side {side}",
-        flush=True,
+    cache = cfg.cache or (
+        str(Path(cfg.run) / "eval_cache.jsonl") if cfg.run else str(out / "matches.jsonl")
     )
-    result = play_tournament(
-        specs,
-        board=board,
-        num_games=int(cfg.games),
-        seed=int(cfg.seed),
-        mode=cfg.mode,
-        focus=focus,
-        baselines=opponents,
-        openings=int(cfg.openings),
-        cache_path=cache,
-        prior_games=float(cfg.prior_games),
-        progress=bool(cfg.progress),
-    )
-    paths = write_tournament(result, out, curve=curve, baselines=baselines)
+    rated = list(dict.fromkeys([*(str(spec) for spec in cfg.agents), *(s for s, _ in curve)]))
+    starts = load_starts(board) if cfg.starts else ()
+    notes = [
+        f"side {side}, mode {cfg.mode}, {cfg.games} games a match, seed {cfg.seed}, "
+        + (f"{len(starts)} start positions" if starts else f"{cfg.openings} random stones"),
+    ]
+    if cfg.mode == "benchmark":
+        pool = load_pool(cfg.pool, side=side).select(list(cfg.pool_members))
+        baselines = list(pool.ratings)
+        notes.append(f"pool: {', '.join(f'{m.spec} ({m.elo:.0f})' for m in pool.members)}")
+        print(f"{len(rated)} agents against a pool of {len(baselines)}, side {side}", flush=True)
+        result = rate_against_pool(
+            rated,
+            pool,
+            board=board,
+            num_games=int(cfg.games),
+            seed=int(cfg.seed),
+            cache_path=cache,
+            progress=bool(cfg.progress),
+        )
+        if cfg.head_to_head and len(rated) > 1:
+            notes += _head_to_head(cfg, rated, result, board, starts, cache)
+    else:
+        baselines = list(dict.fromkeys(str(b) for b in cfg.baselines))
+        specs = [*baselines, *(s for s in rated if s not in baselines)]
+        focus = cfg.focus or (curve[-1][0] if cfg.mode == "gauntlet" and curve else None)
+        opponents = baselines if cfg.mode == "baselines" else []  # other modes play all pairs
+        matches = pairings(specs, mode=cfg.mode, focus=focus, baselines=opponents)
+        print(
+            f"{len(specs)} agents, {cfg.mode}, {len(matches)} matches of {cfg.games} games "
+            f"on side {side}",
+            flush=True,
+        )
+        result = play_tournament(
+            specs,
+            board=board,
+            num_games=int(cfg.games),
+            seed=int(cfg.seed),
+            mode=cfg.mode,
+            focus=focus,
+            baselines=opponents,
+            openings=int(cfg.openings),
+            starts=starts,
+            cache_path=cache,
+            prior_games=float(cfg.prior_games),
+            progress=bool(cfg.progress),
+        )
+        if cfg.mode == "round_robin":
+            notes.append(_cycles_line(result))
+    notes.append(_games_line(result))
+    paths = write_tournament(result, out, curve=curve, baselines=baselines, x_label=x_label)
+    paths["summary"] = out / "summary.txt"
+    paths["summary"].write_text("\n".join(notes) + "\n", encoding="utf-8")
     print(result.ratings.table())
+    print("\n".join(notes[1:]))
     print(f"matches played {result.played}, read from the cache {result.cached} ({cache})")
     for kind, path in paths.items():
         print(f"{kind}: {path}")
     return result
+
+
+def _run_agents(cfg) -> tuple[int, list[tuple[str, float]], str]:
+    """The board side, and the run's chosen checkpoints as (spec, x) with the x axis's label
+    (training minutes where every checkpoint records them, else gradient steps)."""
+    side = cfg.side
+    if not cfg.run:
+        return (DEFAULT_SIDE if side is None else int(side)), [], "training step (gradient steps)"
+    checkpoints = run_checkpoints(cfg.run)
+    if cfg.checkpoints:
+        wanted = {int(iteration) for iteration in cfg.checkpoints}
+        missing = sorted(wanted - {c.iteration for c in checkpoints})
+        if missing:
+            found = [c.iteration for c in checkpoints]
+            raise ValueError(f"{cfg.run}: no checkpoints of iterations {missing}; it has {found}")
+        checkpoints = [c for c in checkpoints if c.iteration in wanted]
+    sides = sorted({checkpoint.side for checkpoint in checkpoints})
+    if len(sides) > 1:
+        raise ValueError(f"{cfg.run}: checkpoints of several board sides {sides}")
+    if side is not None and side != sides[0]:
+        raise ValueError(
+            f"side={side}, but the run {cfg.run} trains on side {sides[0]} (leave side unset)"
+        )
+    timed = all(c.minutes is not None for c in checkpoints)
+    curve = [
+        (
+            checkpoint_spec(c.path, num_simulations=cfg.num_simulations, device=cfg.device),
+            c.minutes if timed else c.step,
+        )
+        for c in checkpoints
+    ]
+    return sides[0], curve, "training minutes" if timed else "training step (gradient steps)"
+
+
+def _head_to_head(cfg, rated, pooled: TournamentResult, board, starts, cache) -> list[str]:
+    """The rated agents' round robin: its cycles, and head-to-head beside pool ratings."""
+    result = play_tournament(
+        rated,
+        board=board,
+        num_games=int(cfg.games),
+        seed=int(cfg.seed),
+        starts=starts,
+        cache_path=cache,
+        prior_games=float(cfg.prior_games),
+        progress=bool(cfg.progress),
+    )
+    lines = [
+        _cycles_line(result),
+        "head-to-head vs pool rating (head-to-head shifted to the pool's mean):",
+    ]
+    for spec, (pool_elo, h2h_elo) in head_to_head_spread(pooled.ratings, result.ratings).items():
+        lines.append(
+            f"  {spec}: pool {pool_elo:.0f}, head-to-head {h2h_elo:.0f}, "
+            f"difference {h2h_elo - pool_elo:+.0f}"
+        )
+    return lines
+
+
+def _cycles_line(result: TournamentResult) -> str:
+    cycles = find_cycles(result.ratings.names, result.ratings.wins)
+    shown = "; ".join(" > ".join([*cycle, cycle[0]]) for cycle in cycles)
+    return f"cycles of clear wins (95% intervals): {shown or 'none'}"
+
+
+def _games_line(result: TournamentResult) -> str:
+    games = sum(m.games for m in result.matches)
+    counted = [m.distinct_games for m in result.matches if m.distinct_games is not None]
+    distinct = (
+        f"{sum(counted)} distinct"
+        if len(counted) == len(result.matches)
+        else "distinct games not recorded in older cache entries"
+    )
+    return f"games: {games} in {len(result.matches)} matches ({distinct})"
 
 
 def _hydra_output_dir() -> str:

@@ -1,4 +1,5 @@
-"""Non-transitivity: cycles of wins (A beats B beats C beats A) that the intervals confirm.
+"""Non-transitivity: cycles of wins (A beats B beats C beats A) that the intervals confirm, and
+the spread between agents' head-to-head ratings and their ratings against a fixed pool.
 
 Checkpoints of one run learn lines that the next checkpoint exploits, so a ranking from
 head-to-head matches can be circular. A cycle counts only when every one of its matches is won
@@ -18,9 +19,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from trapy_rl.eval.elo import EloRatings
 from trapy_rl.eval.stats import wilson_interval
 
-__all__ = ["clear_wins", "find_cycles"]
+__all__ = ["clear_wins", "find_cycles", "head_to_head_spread"]
 
 
 def clear_wins(wins: np.ndarray) -> np.ndarray:
@@ -55,3 +57,27 @@ def find_cycles(names: Sequence[str], wins: np.ndarray) -> list[tuple[str, str, 
         if i < j and i < k and beaten[i, j] and beaten[j, k] and beaten[k, i]:
             cycles.append((names[i], names[j], names[k]))
     return cycles
+
+
+def head_to_head_spread(
+    pooled: EloRatings, head_to_head: EloRatings
+) -> dict[str, tuple[float, float]]:
+    """Each agent's pool rating beside its head-to-head rating.
+
+    The head-to-head fit has its own anchor; it is shifted so that the agents' mean equals
+    their mean pool rating, so the differences show how far the matches among the agents
+    disagree with the pool, not where the anchor happened to be.
+
+    Args:
+        pooled: ratings against a pool (`trapy_rl.eval.pool.rate_against_pool`).
+        head_to_head: ratings of (some of) the same agents from their matches among
+            themselves.
+
+    Returns:
+        {spec: (pool Elo, head-to-head Elo shifted)} for the agents in both.
+    """
+    common = [name for name in head_to_head.names if name in pooled.names]
+    pool_elo = np.array([pooled.ratings[pooled.names.index(n)] for n in common])
+    h2h_elo = np.array([head_to_head.ratings[head_to_head.names.index(n)] for n in common])
+    shifted = h2h_elo - h2h_elo.mean() + pool_elo.mean()
+    return {n: (float(p), float(h)) for n, p, h in zip(common, pool_elo, shifted)}

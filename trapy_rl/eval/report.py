@@ -60,15 +60,17 @@ def plot_elo_curve(
     *,
     baselines: Sequence[str] = (),
     title: str | None = None,
+    x_label: str = "training step (gradient steps)",
 ) -> Path:
-    """Elo against training step, with the rating intervals as error bars; a PNG file.
+    """Elo against training progress, with the rating intervals as error bars; a PNG file.
 
     Args:
         ratings: the fit (names = specs).
-        points: (spec, training step) of each checkpoint agent to plot.
+        points: (spec, x) of each checkpoint agent to plot (x: its step or minutes).
         path: the PNG to write.
         baselines: specs drawn as horizontal lines (random, uct, ...), each with its rating.
         title: the plot's title.
+        x_label: what x is.
 
     Returns:
         The path written.
@@ -110,9 +112,9 @@ def plot_elo_curve(
                 fontsize=8,
             )
         level = f"{math.erf(ratings.z / math.sqrt(2.0)):.0%}"
-        axes.set_xlabel("training step (gradient steps)")
+        axes.set_xlabel(x_label)
         axes.set_ylabel(f"Elo ({ratings.names[ratings.anchor]} = 0), {level} intervals")
-        axes.set_title(title or "Elo against training step")
+        axes.set_title(title or f"Elo against {x_label.split(' (')[0]}")
         axes.grid(alpha=0.3)
     return path
 
@@ -123,25 +125,26 @@ class BaselineRow:
 
     Attributes:
         agent: the checkpoint agent's spec.
-        step: its training step (gradient steps).
+        step: where it stands in training: gradient steps, or minutes where the run
+            recorded them (the x of the curve).
         baseline: the baseline's spec.
         match: the match, agent a = the checkpoint agent.
     """
 
     agent: str
-    step: int
+    step: float
     baseline: str
     match: MatchResult
 
 
 def baseline_rows(
-    result: TournamentResult, curve: Sequence[tuple[str, int]], baselines: Sequence[str]
+    result: TournamentResult, curve: Sequence[tuple[str, float]], baselines: Sequence[str]
 ) -> list[BaselineRow]:
     """The matches between the ``curve`` agents and the ``baselines``, from the agents' side.
 
     Args:
         result: the tournament.
-        curve: (spec, training step) of each checkpoint agent.
+        curve: (spec, x) of each checkpoint agent (its step or minutes).
         baselines: the baselines' specs.
 
     Returns:
@@ -156,7 +159,7 @@ def baseline_rows(
             if match is None and (baseline, spec) in played:
                 match = flip_result(played[(baseline, spec)])
             if match is not None:
-                rows.append(BaselineRow(spec, int(step), baseline, match))
+                rows.append(BaselineRow(spec, step, baseline, match))
     return rows
 
 
@@ -166,11 +169,12 @@ def _checkpoint_label(spec: str) -> str:
     return spec if path is None else Path(path).name
 
 
-def baseline_table(rows: Sequence[BaselineRow]) -> str:
+def baseline_table(rows: Sequence[BaselineRow], *, x_name: str = "step") -> str:
     """A text table: one line per checkpoint, one column per baseline.
 
     Args:
         rows: from `baseline_rows`.
+        x_name: the heading of the rows' x (``step`` or ``minutes``).
 
     Returns:
         The table, without a final newline; each cell holds the checkpoint's wins / games,
@@ -182,7 +186,7 @@ def baseline_table(rows: Sequence[BaselineRow]) -> str:
     width = max(len("checkpoint"), *(len(_checkpoint_label(a)) for a, _ in agents))
     column = 24
     lines = [
-        f"{'step':>7}  {'checkpoint':<{width}}  "
+        f"{x_name:>7}  {'checkpoint':<{width}}  "
         + "".join(f"{baseline:>{column}}" for baseline in baselines)
     ]
     for agent, step in agents:
@@ -195,19 +199,22 @@ def baseline_table(rows: Sequence[BaselineRow]) -> str:
             low, high = match.interval
             cell = f"{match.wins}/{match.games} {match.win_rate:4.0%} [{low:.0%},{high:.0%}]"
             text.append(f"{cell:>{column}}")
-        lines.append(f"{step:>7}  {_checkpoint_label(agent):<{width}}  " + "".join(text))
+        lines.append(f"{step:>7g}  {_checkpoint_label(agent):<{width}}  " + "".join(text))
     return "\n".join(lines)
 
 
-def write_baseline_csv(rows: Sequence[BaselineRow], path: str | Path) -> Path:
+def write_baseline_csv(
+    rows: Sequence[BaselineRow], path: str | Path, *, x_name: str = "step"
+) -> Path:
     """Write one CSV line per (checkpoint, baseline) after a header.
 
-    Columns: step, agent, baseline, wins, games, win_rate, low, high (the 95% Wilson
-    interval of the win rate), the rates with four decimals.
+    Columns: step (or ``x_name``), agent, baseline, wins, games, win_rate, low, high (the 95%
+    Wilson interval of the win rate), the rates with four decimals.
 
     Args:
         rows: from `baseline_rows`.
         path: the CSV file (overwritten).
+        x_name: the first column's name.
 
     Returns:
         The path written.
@@ -215,12 +222,12 @@ def write_baseline_csv(rows: Sequence[BaselineRow], path: str | Path) -> Path:
     path = Path(path)
     with path.open("w", newline="", encoding="utf-8") as out:
         writer = csv.writer(out)
-        writer.writerow(["step", "agent", "baseline", "wins", "games", "win_rate", "low", "high"])
+        writer.writerow([x_name, "agent", "baseline", "wins", "games", "win_rate", "low", "high"])
         for row in rows:
             low, high = row.match.interval
             writer.writerow(
                 [
-                    row.step,
+                    f"{row.step:g}",
                     row.agent,
                     row.baseline,
                     row.match.wins,
@@ -234,14 +241,20 @@ def write_baseline_csv(rows: Sequence[BaselineRow], path: str | Path) -> Path:
 
 
 def plot_win_rates(
-    rows: Sequence[BaselineRow], path: str | Path, *, title: str | None = None
+    rows: Sequence[BaselineRow],
+    path: str | Path,
+    *,
+    title: str | None = None,
+    x_label: str = "training step (gradient steps)",
 ) -> Path:
-    """Win rate against training step, one line per baseline with its 95% Wilson band; a PNG.
+    """Win rate against training progress, one line per baseline with its 95% Wilson band; a
+    PNG.
 
     Args:
         rows: from `baseline_rows`.
         path: the PNG to write.
         title: the plot's title.
+        x_label: what the rows' x is.
 
     Returns:
         The path written.
@@ -258,7 +271,7 @@ def plot_win_rates(
         axes.axhline(0.5, color="grey", linestyle=":", linewidth=1)
         games = sorted({row.match.games for row in rows})
         each = f"{games[0]}" if len(games) == 1 else f"{games[0]}-{games[-1]}"
-        axes.set_xlabel("training step (gradient steps)")
+        axes.set_xlabel(x_label)
         axes.set_ylabel(f"win rate ({each} games per point, 95% Wilson band)")
         axes.set_ylim(-0.02, 1.02)
         axes.set_title(title or "Win rate against the baselines")
@@ -271,8 +284,9 @@ def write_tournament(
     result: TournamentResult,
     folder: str | Path,
     *,
-    curve: Sequence[tuple[str, int]] = (),
+    curve: Sequence[tuple[str, float]] = (),
     baselines: Sequence[str] = (),
+    x_label: str = "training step (gradient steps)",
 ) -> dict[str, Path]:
     """Write the table (``ratings.txt``), ``ratings.csv``, ``ratings.json`` (with every match)
     and, when ``curve`` gives (spec, step) points, ``elo_curve.png`` into ``folder``; when the
@@ -282,8 +296,9 @@ def write_tournament(
     Args:
         result: the tournament.
         folder: where to write (created if missing).
-        curve: (spec, training step) of each checkpoint agent to plot.
+        curve: (spec, x) of each checkpoint agent to plot.
         baselines: specs drawn as lines in the Elo plot, and the columns of the win rates.
+        x_label: what the curve's x is (gradient steps unless it says minutes).
 
     Returns:
         {"table": path, "csv": path, "json": path[, "plot": path][, "winrates": path,
@@ -302,18 +317,24 @@ def write_tournament(
             seed=result.seed,
             num_games=result.num_games,
             matches=[dataclasses.asdict(match) for match in result.matches],
-            curve=[{"agent": spec, "step": int(step)} for spec, step in curve],
+            curve=[{"agent": spec, _x_key(x_label): x} for spec, x in curve],
         ),
     }
     paths["table"].write_text(table + "\n", encoding="utf-8")
     if curve:
         paths["plot"] = plot_elo_curve(
-            result.ratings, curve, folder / "elo_curve.png", baselines=baselines
+            result.ratings, curve, folder / "elo_curve.png", baselines=baselines, x_label=x_label
         )
     rows = baseline_rows(result, curve, baselines)
     if rows:
         paths["winrates"] = folder / "winrates.txt"
-        paths["winrates"].write_text(baseline_table(rows) + "\n", encoding="utf-8")
-        paths["winrates_csv"] = write_baseline_csv(rows, folder / "winrates.csv")
-        paths["winrate_plot"] = plot_win_rates(rows, folder / "winrate_curve.png")
+        x_name = _x_key(x_label)
+        table_text = baseline_table(rows, x_name=x_name)
+        paths["winrates"].write_text(table_text + "\n", encoding="utf-8")
+        paths["winrates_csv"] = write_baseline_csv(rows, folder / "winrates.csv", x_name=x_name)
+        paths["winrate_plot"] = plot_win_rates(rows, folder / "winrate_curve.png", x_label=x_label)
     return paths
+
+
+def _x_key(x_label: str) -> str:
+    return "minutes" if "minutes" in x_label else "step"

@@ -286,12 +286,14 @@ class RunCheckpoint:
         iteration: the training iteration it was written at.
         step: the learner's gradient steps then.
         side: the board side of the run.
+        minutes: the run's training wall-clock then, where the run recorded it (None before).
     """
 
     path: Path
     iteration: int
     step: int
     side: int
+    minutes: float | None = None
 
 
 def run_checkpoints(run: str | Path) -> list[RunCheckpoint]:
@@ -330,6 +332,12 @@ def run_checkpoints(run: str | Path) -> list[RunCheckpoint]:
                 iteration=int((payload.get("counters") or {}).get("iteration", iteration)),
                 step=int(learner.get("step", 0)),
                 side=int(payload["side"]),
+                minutes=_minutes(payload.get("clock") or {}),
             )
         )
     return found
+
+
+def _minutes(clock: dict) -> float | None:
+    seconds = clock.get("seconds")
+    return None if seconds is None else float(seconds) / 60.0

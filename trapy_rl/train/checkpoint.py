@@ -14,6 +14,7 @@ rng            the global numpy, torch and python random states
 replay         the replay window (`ReplayBuffer.state_dict`, planes bit-packed) or None
 selfplay       the games in progress (`SelfPlay.state_dict`)
 config         the run's resolved configuration (`TrainConfig.to_dict`), a plain dict
+clock          ``{"seconds": training wall-clock so far}`` (absent in older checkpoints)
 =============  ==============================================================================
 
 Numpy arrays are stored as tensors; readers take them back with ``np.asarray``.

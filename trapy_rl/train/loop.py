@@ -85,6 +85,9 @@ class _Run:
     replay: ReplayBuffer
     selfplay: SelfPlayBackend
     counters: dict[str, Any]
+    # Training wall-clock summed over the iterations, resumed runs included. Kept apart from
+    # the counters, which a resumed run reproduces exactly.
+    seconds: float = 0.0
 
     def save(self, reason: str) -> Path:
         cfg, counters = self.cfg, self.counters
@@ -97,6 +100,7 @@ class _Run:
             "replay": self.replay.state_dict() if cfg.checkpoint.replay else None,
             "selfplay": self.selfplay.state_dict(),
             "config": cfg.to_dict(),
+            "clock": {"seconds": self.seconds},
         }
         folder = self.run_dir / CHECKPOINT_DIR
         keep = cfg.checkpoint.keep
@@ -191,6 +195,7 @@ def _resume(run: _Run, path: str) -> None:
         run.replay.load_state_dict(payload["replay"])
     run.selfplay.load_state_dict(payload["selfplay"])
     run.counters.update(payload["counters"])
+    run.seconds = float((payload.get("clock") or {}).get("seconds", 0.0))
     set_rng_state(payload["rng"])
     print(f"resumed from {payload['path']} at iteration {run.counters['iteration']}", flush=True)
 
@@ -229,6 +234,7 @@ def _iterate(run: _Run, reporter: Reporter) -> dict[str, float]:
     if cfg.eval.every and counters["iteration"] % cfg.eval.every == 0:
         metrics.update(_evaluate(run, reporter))
     metrics["perf/iteration_s"] = time.perf_counter() - started
+    run.seconds += metrics["perf/iteration_s"]
     reporter.log(metrics, counters)
     return metrics
 
