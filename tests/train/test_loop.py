@@ -125,3 +125,23 @@ def test_worker_processes_resume_exactly(tmp_path, make_config):
     a, b = weights(straight.checkpoint), weights(resumed.checkpoint)
     for key in a:
         assert torch.equal(a[key], b[key]), key
+
+
+def test_a_run_rates_itself_on_a_pools_fixed_scale(tmp_path, make_config):
+    import json
+
+    from trapy_rl.eval.pool import calibrate_pool
+    from trapy_rl.game import Board
+
+    pool, _ = calibrate_pool(["random", "uct:4"], board=Board(4), num_games=4)
+    pool_file = tmp_path / "pool.json"
+    pool_file.write_text(json.dumps(pool.to_dict()))
+    evaluation = {"every": 1, "num_games": 2, "num_simulations": 4, "pool": str(pool_file)}
+    cfg = make_config(
+        tmp_path / "run", iterations=1, **{f"eval.{k}": v for k, v in evaluation.items()}
+    )
+    cfg = cfg.replace({"eval.opponents": ["random", "uct:4"], "logger.name": "none"})
+    (row,) = train(cfg).history
+    assert row["eval/pool_elo_low"] <= row["eval/pool_elo"] <= row["eval/pool_elo_high"]
+    with pytest.raises(ValueError, match="not in the side-4 pool"):
+        train(cfg.replace({"eval.opponents": ["random", "uct:9"]}))

@@ -26,11 +26,22 @@ import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+import numpy as np
+
+from trapy_rl.eval.arena import MatchResult
+from trapy_rl.eval.elo import EloRatings, fit_elo
 from trapy_rl.eval.starts import load_starts
 from trapy_rl.eval.tournament import TournamentResult, play_tournament
 from trapy_rl.game.board import Board
 
-__all__ = ["Pool", "PoolMember", "calibrate_pool", "load_pool", "rate_against_pool"]
+__all__ = [
+    "Pool",
+    "PoolMember",
+    "calibrate_pool",
+    "load_pool",
+    "pool_rating",
+    "rate_against_pool",
+]
 
 _FILE = "pool_side{side}.json"
 
@@ -212,6 +223,26 @@ def rate_against_pool(
         fixed=pool.ratings,
         progress=progress,
     )
+
+
+def pool_rating(matches: Mapping[str, MatchResult], pool: Pool) -> EloRatings:
+    """The rating of one agent from its matches against pool members, the pool held.
+
+    Args:
+        matches: {member spec: the agent's match against it (agent a = the agent)}.
+        pool: the pool (its members' ratings are held).
+
+    Returns:
+        The fit; the agent is the last name, ``"agent"``.
+    """
+    members = list(matches)
+    pool = pool.select(members)
+    m = len(members)
+    wins = np.zeros((m + 1, m + 1), dtype=np.int64)  # [M + 1, M + 1], the agent last
+    for i, spec in enumerate(members):
+        wins[m, i] = matches[spec].wins
+        wins[i, m] = matches[spec].games - matches[spec].wins
+    return fit_elo([*members, "agent"], wins, fixed=pool.ratings)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -17,9 +17,23 @@ __all__ = ["evaluate", "opening_values_figure"]
 
 
 def evaluate(
-    agent: Agent, board: Board, *, opponents: Sequence[str], num_games: int, seed: int
+    agent: Agent,
+    board: Board,
+    *,
+    opponents: Sequence[str],
+    num_games: int,
+    seed: int,
+    starts: Sequence[Sequence[int]] = (),
 ) -> dict[str, MatchResult]:
     """Matches of ``agent`` against each opponent spec (``random``, ``uct:32``, ...).
+
+    Args:
+        agent: the agent measured.
+        board: the board.
+        opponents: agent specs.
+        num_games: games per opponent.
+        seed: seeds the opponents and picks the starts.
+        starts: start positions of the pairs of games (see `trapy_rl.eval.play_match`).
 
     Returns:
         ``{spec: MatchResult}`` in the order of ``opponents``.
@@ -27,7 +41,9 @@ def evaluate(
     results = {}
     for i, spec in enumerate(opponents):
         opponent = parse_agent(spec, board=board, seed=seed + 1 + i)
-        results[spec] = play_match(agent, opponent, num_games=num_games, board=board, seed=seed)
+        results[spec] = play_match(
+            agent, opponent, num_games=num_games, board=board, seed=seed, starts=starts
+        )
     return results
 
 

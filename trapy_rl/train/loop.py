@@ -28,6 +28,8 @@ from typing import Any
 import numpy as np
 import torch
 
+from trapy_rl.eval.pool import Pool, load_pool, pool_rating
+from trapy_rl.eval.starts import load_starts
 from trapy_rl.game.board import Board
 from trapy_rl.nn import NetEvaluator, PolicyValueNet
 from trapy_rl.train.checkpoint import (
@@ -85,6 +87,9 @@ class _Run:
     replay: ReplayBuffer
     selfplay: SelfPlayBackend
     counters: dict[str, Any]
+    # What the periodic matches start from and rate against (none without evaluations).
+    starts: tuple[tuple[int, ...], ...] = ()
+    pool: Pool | None = None
     # Training wall-clock summed over the iterations, resumed runs included. Kept apart from
     # the counters, which a resumed run reproduces exactly.
     seconds: float = 0.0
@@ -167,6 +172,9 @@ def _build(cfg: TrainConfig) -> _Run:
     positions = cfg.iterations * cfg.selfplay.num_games * cfg.selfplay.moves_per_iteration
     total_steps = math.ceil(positions * cfg.replay.train_ratio / cfg.optim.batch_size)
     learner = Learner(net, board, settings=cfg.optim, total_steps=total_steps, device=device)
+    pool = None
+    if cfg.eval.pool:  # checked before any game: the opponents must be pool members
+        pool = load_pool(cfg.eval.pool, side=cfg.side).select(list(cfg.eval.opponents))
     return _Run(
         cfg=cfg,
         run_dir=run_dir,
@@ -177,6 +185,8 @@ def _build(cfg: TrainConfig) -> _Run:
         replay=ReplayBuffer(board, cfg.replay.capacity),
         selfplay=make_selfplay_backend(net, evaluator, board, cfg),
         counters={"iteration": 0, "positions": 0, "games": 0, "samples_owed": 0.0},
+        starts=tuple(load_starts(board)) if cfg.eval.every else (),
+        pool=pool,
     )
 
 
@@ -250,19 +260,31 @@ def _match_agent(run: _Run, *, seed: int, label: str):
 
 
 def _evaluate(run: _Run, reporter: Reporter) -> dict[str, float]:
-    """Matches against ``eval.opponents``, and the opening-values picture."""
+    """Matches against ``eval.opponents`` (with a pool: the Elo on its scale), and the
+    opening-values picture."""
     from trapy_rl.train.evaluation import evaluate, opening_values_figure
 
     cfg, iteration = run.cfg, run.counters["iteration"]
     seed = int(np.random.default_rng([cfg.seed, iteration, _EVAL_STREAM]).integers(2**31))
     agent = _match_agent(run, seed=seed, label="net")
     matches = evaluate(
-        agent, run.board, opponents=cfg.eval.opponents, num_games=cfg.eval.num_games, seed=seed
+        agent,
+        run.board,
+        opponents=cfg.eval.opponents,
+        num_games=cfg.eval.num_games,
+        seed=seed,
+        starts=run.starts,
     )
     if reporter.writer is not None:
         figure = opening_values_figure(run.evaluator, run.board, title=f"iteration {iteration}")
         reporter.writer.add_figure("eval/opening_values", figure, iteration)
-    return {f"eval/win_rate_vs_{tag_name(spec)}": m.win_rate for spec, m in matches.items()}
+    metrics = {f"eval/win_rate_vs_{tag_name(spec)}": m.win_rate for spec, m in matches.items()}
+    if run.pool is not None:
+        ratings = pool_rating(matches, run.pool)
+        metrics["eval/pool_elo"] = float(ratings.ratings[-1])
+        metrics["eval/pool_elo_low"] = float(ratings.lower[-1])
+        metrics["eval/pool_elo_high"] = float(ratings.upper[-1])
+    return metrics
 
 
 def tag_name(spec: str) -> str:

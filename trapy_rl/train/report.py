@@ -114,4 +114,7 @@ def _summary_line(counters: dict, metrics: dict[str, float], total: int, eta: fl
     for key, value in metrics.items():
         if key.startswith("eval/win_rate_vs_"):
             parts.append(f"vs {key.removeprefix('eval/win_rate_vs_')} {value:.0%}")
+    if "eval/pool_elo" in metrics:
+        low, high = metrics["eval/pool_elo_low"], metrics["eval/pool_elo_high"]
+        parts.append(f"pool Elo {metrics['eval/pool_elo']:.0f} [{low:.0f}, {high:.0f}]")
     return ", ".join(parts)

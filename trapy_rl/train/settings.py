@@ -166,13 +166,18 @@ class EvalSettings:
 
     The trained agent searches with the run's ``mcts`` settings, ``num_simulations`` a move and
     no noise; it plays ``num_games`` games against each agent spec of ``opponents`` (see
-    `trapy_rl.agents.parse_agent`), and ``final_games`` against random play at the end.
+    `trapy_rl.agents.parse_agent`), each pair of games from a position of the side's start set
+    (`trapy_rl.eval.starts`), and ``final_games`` against random play at the end. With
+    ``pool`` (``default``: the pool that ships for the run's side, or a pool file) the
+    opponents must be pool members, and the run logs its Elo on the pool's fixed scale
+    (``eval/pool_elo``), comparable across runs.
     """
 
     every: int = 10  # iterations between evaluations, 0 for none during training
     num_games: int = 20  # per opponent, per evaluation
     num_simulations: int = 64  # the trained agent's search in matches
     opponents: tuple[str, ...] = ("random", "uct:32")
+    pool: str | None = None  # rate against this pool's fixed scale: default, a file, or none
     final_games: int = 100  # the match against random at the end, 0 to skip
 
     def __post_init__(self) -> None:
