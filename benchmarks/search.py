@@ -88,14 +88,10 @@ def search_rows(
 ) -> list[dict]:
     """Rows of simulations/s for ``evaluator`` at each batch size (and with subtree reuse)."""
     rows = []
+    settings = SearchSettings(num_simulations=num_simulations)
     for num_games in batch_sizes:
         batch = opening_positions(num_games, seed=num_games)
-        search = MCTS(
-            evaluator,
-            batch.board,
-            num_games=num_games,
-            settings=SearchSettings(num_simulations=num_simulations),
-        )
+        search = MCTS(evaluator, batch.board, num_games=num_games, settings=settings)
         repeats = (3 if quick else 7) * max(1, 64 // num_games)
         wall, cpu = _rates(search, batch, repeats)
         note = f"{num_simulations} sims/move, side 10, {PLIES} plies in; CPU-time rate {cpu:,.0f}"
@@ -110,12 +106,7 @@ def search_rows(
     if reuse:
         num_games = max(batch_sizes)
         batch = opening_positions(num_games, seed=num_games)
-        search = MCTS(
-            evaluator,
-            batch.board,
-            num_games=num_games,
-            settings=SearchSettings(num_simulations=num_simulations),
-        )
+        search = MCTS(evaluator, batch.board, num_games=num_games, settings=settings)
         rates = [_reuse_rate(search, batch, 4 if quick else 8) for _ in range(1 if quick else 3)]
         rows.append(
             {
