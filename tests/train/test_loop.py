@@ -145,3 +145,23 @@ def test_a_run_rates_itself_on_a_pools_fixed_scale(tmp_path, make_config):
     assert row["eval/pool_elo_low"] <= row["eval/pool_elo"] <= row["eval/pool_elo_high"]
     with pytest.raises(ValueError, match="not in the side-4 pool"):
         train(cfg.replace({"eval.opponents": ["random", "uct:9"]}))
+
+
+def test_calibrated_resignation_is_logged_and_resumes_exactly(tmp_path, make_config):
+    options = {"selfplay.resign_false_rate": 0.05, "selfplay.resign_playout_fraction": 0.5}
+    straight = train(make_config(tmp_path / "straight", iterations=2, **options))
+    assert all("selfplay/resign_threshold" in row for row in straight.history)
+    first = train(make_config(tmp_path / "split", iterations=1, **options))
+    resumed = train(
+        make_config(tmp_path / "resumed", iterations=2, resume=str(first.run_dir), **options)
+    )
+    a, b = load_checkpoint(straight.checkpoint), load_checkpoint(resumed.checkpoint)
+    assert a["resign"]["threshold"] == b["resign"]["threshold"]
+    np.testing.assert_array_equal(a["resign"]["winner_mins"], b["resign"]["winner_mins"])
+    for key in a["model"]["state"]:
+        assert torch.equal(a["model"]["state"][key], b["model"]["state"][key]), key
+    with pytest.raises(ValueError, match="needs played-out games"):
+        make_config(
+            tmp_path,
+            **{"selfplay.resign_false_rate": 0.05, "selfplay.resign_playout_fraction": 0.0},
+        )

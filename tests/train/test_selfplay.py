@@ -111,3 +111,78 @@ def test_bad_arguments_are_named():
         SelfPlaySettings(num_games=0)
     with pytest.raises(ValueError, match="resign_playout_fraction"):
         SelfPlaySettings(num_games=2, resign_playout_fraction=2.0)
+
+
+def test_no_resignation_before_the_minimum_move():
+    board = Board(4)
+    _, result = play(
+        board, moves=8, evaluator=BlueIsLost(), resign_playout_fraction=0.0, resign_min_moves=4
+    )
+    for record in result.records:
+        assert record.resigned and len(record.moves) == 4  # blue to move at ply 4, resigns
+
+
+def test_games_record_each_players_lowest_root_value():
+    board = Board(4)
+    _, result = play(board, moves=60, evaluator=BlueIsLost(), resign_playout_fraction=1.0)
+    for record in result.records:
+        blue, yellow = record.min_values
+        assert blue == pytest.approx(-0.99, abs=0.02) and yellow > 0.0
+        assert record.winner_min_value == record.min_values[record.winner - 1]
+
+
+def test_a_collapsed_value_head_collapses_fixed_resignation_and_calibration_undoes_it():
+    """BlueIsLost is a collapsed value head: it calls every position lost for blue, though
+    uniform play wins about half of them. With today's fixed threshold every played game is
+    a resignation at blue's first move; the calibrator sees blue win played-out games at
+    -0.99, drops the threshold below that, and the games are played to the end again."""
+    from trapy_rl.train.resign import ResignCalibrator
+
+    board = Board(4)
+    selfplay = make_selfplay(
+        board, num_games=16, evaluator=BlueIsLost(), resign_playout_fraction=0.5, num_simulations=4
+    )
+    fixed = selfplay.play(40, seed=1).records
+    resigned = [r for r in fixed if not r.playout]
+    assert resigned and all(r.resigned and len(r.moves) == 0 for r in resigned)
+
+    calibrator = ResignCalibrator(-0.9, false_rate=0.05, min_games=8)
+    for iteration in range(4):
+        result = selfplay.play(40, seed=2 + iteration)
+        selfplay.set_resign_threshold(calibrator.update(result.records))
+    assert calibrator.threshold < -0.98
+    late = selfplay.play(40, seed=9).records
+    assert late and np.mean([r.resigned for r in late]) <= 0.1
+    assert np.mean([len(r.moves) for r in late]) > board.num_cells / 2
+
+
+def test_the_calibrated_threshold_is_the_quantile_of_the_winners_lowest_values():
+    from trapy_rl.train.resign import ResignCalibrator
+    from trapy_rl.train.selfplay import GameRecord
+
+    rng = np.random.default_rng(0)
+    mins = rng.uniform(-1.0, 0.5, 400).astype(np.float32)
+    records = [GameRecord([], 1, playout=True, min_values=(float(v), 1.0)) for v in mins]
+    records += [GameRecord([], 2, playout=False, min_values=(1.0, -1.0))] * 50  # not played out
+    calibrator = ResignCalibrator(-0.9, false_rate=0.05, min_games=100)
+    assert calibrator.update(records[:50]) == -0.9  # too few played-out games yet
+    threshold = calibrator.update(records[50:])
+    assert np.mean(mins < threshold) <= 0.05 < np.mean(mins <= threshold) + 1 / len(mins)
+    assert threshold == np.sort(mins)[int(np.floor(0.05 * (len(mins) - 1)))]
+    ahead = ResignCalibrator(-0.9, false_rate=0.05, min_games=1)
+    assert ahead.update([GameRecord([], 1, playout=True, min_values=(0.8, 1.0))]) == 0.0
+    copy = ResignCalibrator(-0.5, false_rate=0.05)
+    copy.load_state_dict(calibrator.state_dict())
+    assert copy.threshold == threshold and len(copy.winner_mins) == 400
+
+
+def test_collapse_warnings_name_what_collapsed():
+    from trapy_rl.train.resign import collapse_warnings
+
+    board = Board(10)
+    healthy = {"selfplay/game_length": 80.0, "selfplay/resign_rate": 0.1, "loss/value": 0.4}
+    assert collapse_warnings(healthy, board) == {}
+    collapsed = {"selfplay/game_length": 7.0, "selfplay/resign_rate": 0.84, "loss/value": 0.02}
+    warnings = collapse_warnings(collapsed, board)
+    assert set(warnings) == {"game_length", "value_loss"}
+    assert "7 moves on a board of 145 cells (84% resigned)" in warnings["game_length"]

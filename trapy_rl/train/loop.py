@@ -44,6 +44,7 @@ from trapy_rl.train.checkpoint import (
 from trapy_rl.train.learner import Learner
 from trapy_rl.train.replay import ReplayBuffer
 from trapy_rl.train.report import Reporter
+from trapy_rl.train.resign import ResignCalibrator, collapse_warnings
 from trapy_rl.train.settings import TrainConfig
 from trapy_rl.train.workers import SelfPlayBackend, make_selfplay_backend
 
@@ -90,6 +91,7 @@ class _Run:
     # What the periodic matches start from and rate against (none without evaluations).
     starts: tuple[tuple[int, ...], ...] = ()
     pool: Pool | None = None
+    resign: ResignCalibrator | None = None  # with selfplay.resign_false_rate > 0
     # Training wall-clock summed over the iterations, resumed runs included. Kept apart from
     # the counters, which a resumed run reproduces exactly.
     seconds: float = 0.0
@@ -106,6 +108,7 @@ class _Run:
             "selfplay": self.selfplay.state_dict(),
             "config": cfg.to_dict(),
             "clock": {"seconds": self.seconds},
+            "resign": None if self.resign is None else self.resign.state_dict(),
         }
         folder = self.run_dir / CHECKPOINT_DIR
         keep = cfg.checkpoint.keep
@@ -187,6 +190,11 @@ def _build(cfg: TrainConfig) -> _Run:
         counters={"iteration": 0, "positions": 0, "games": 0, "samples_owed": 0.0},
         starts=tuple(load_starts(board)) if cfg.eval.every else (),
         pool=pool,
+        resign=(
+            ResignCalibrator(sp.resign_threshold, false_rate=sp.resign_false_rate)
+            if (sp := cfg.selfplay).resign_false_rate > 0
+            else None
+        ),
     )
 
 
@@ -206,6 +214,8 @@ def _resume(run: _Run, path: str) -> None:
     run.selfplay.load_state_dict(payload["selfplay"])
     run.counters.update(payload["counters"])
     run.seconds = float((payload.get("clock") or {}).get("seconds", 0.0))
+    if run.resign is not None and payload.get("resign") is not None:
+        run.resign.load_state_dict(payload["resign"])
     set_rng_state(payload["rng"])
     print(f"resumed from {payload['path']} at iteration {run.counters['iteration']}", flush=True)
 
@@ -223,6 +233,8 @@ def _iterate(run: _Run, reporter: Reporter) -> dict[str, float]:
     replay.add(played.samples)
     counters["positions"] += len(played.samples)
     counters["games"] += len(played.records)
+    if run.resign is not None:  # the threshold of the next iteration's games
+        run.selfplay.set_resign_threshold(run.resign.update(played.records))
 
     # 2. learn
     rng = np.random.default_rng([cfg.seed, iteration, _REPLAY_STREAM])
@@ -241,11 +253,14 @@ def _iterate(run: _Run, reporter: Reporter) -> dict[str, float]:
     # 3. report
     metrics = reporter.iteration_metrics(played.stats, reports, run.learner.step, len(replay))
     metrics["perf/learn_s"] = learn_seconds
+    if run.resign is not None:
+        metrics["selfplay/resign_threshold"] = run.resign.threshold
     if cfg.eval.every and counters["iteration"] % cfg.eval.every == 0:
         metrics.update(_evaluate(run, reporter))
     metrics["perf/iteration_s"] = time.perf_counter() - started
     run.seconds += metrics["perf/iteration_s"]
     reporter.log(metrics, counters)
+    reporter.warn(collapse_warnings(metrics, run.board), counters["iteration"])
     return metrics
 
 

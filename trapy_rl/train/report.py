@@ -6,6 +6,7 @@ learner), ``replay/...``, ``perf/...`` (seconds) and ``eval/...`` (matches).
 
 from __future__ import annotations
 
+import logging
 import math
 import time
 from pathlib import Path
@@ -17,6 +18,8 @@ from trapy_rl.train.selfplay import SelfPlayStats
 from trapy_rl.train.settings import TrainConfig
 
 __all__ = ["Reporter"]
+
+log = logging.getLogger(__name__)
 
 
 class Reporter:
@@ -46,6 +49,7 @@ class Reporter:
                 total=cfg.iterations, initial=first_iteration, unit="it", desc="training"
             )
         self._started, self._first = time.perf_counter(), first_iteration
+        self._warned: dict[str, int] = {}  # warning kind -> the iteration last shown
 
     @staticmethod
     def iteration_metrics(
@@ -85,6 +89,20 @@ class Reporter:
             self.bar.update(1)
         else:
             print(line, flush=True)
+
+    def warn(self, warnings: dict[str, str], iteration: int, *, every: int = 20) -> None:
+        """Print each warning (to the log and above the progress bar), each kind at most once
+        every ``every`` iterations so that a collapsed run does not drown its own log."""
+        for kind, text in warnings.items():
+            if iteration - self._warned.get(kind, -every) < every:
+                continue
+            self._warned[kind] = iteration
+            log.warning("iteration %d: %s", iteration, text)
+            line = f"warning (iteration {iteration}): {text}"
+            if self.bar is not None:
+                self.bar.write(line)
+            else:
+                print(line, flush=True)
 
     def close_progress(self) -> None:
         if self.bar is not None:

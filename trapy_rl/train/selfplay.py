@@ -14,10 +14,13 @@ Move choice: the first ``temperature_moves`` moves of a game are drawn in propor
 visit counts (temperature 1), later ones take the most visited action (temperature 0). The
 search adds Dirichlet noise at the root and reuses the subtree of the move played.
 
-Resignation: the player to move resigns when the root value of its search falls below
-``resign_threshold``. A fraction ``resign_playout_fraction`` of games never resign; in those
-the first player whose value fell below the threshold is remembered, and if that player then
-wins, the resignation would have been false. Their rate is in `SelfPlayStats`.
+Resignation: from move ``resign_min_moves`` on, the player to move resigns when the root value
+of its search falls below the current threshold (``resign_threshold`` at first; the training
+loop moves it with `trapy_rl.train.resign.ResignCalibrator` through `set_resign_threshold`). A
+fraction ``resign_playout_fraction`` of games never resign; in those the first player whose
+value fell below the threshold is remembered, and if that player then wins, the resignation
+would have been false. Their rate is in `SelfPlayStats`. Every game records each player's
+lowest root value, which is what the calibration reads.
 
 `SelfPlay` is the worker side of the worker/learner boundary: weights go in (through the
 evaluator it holds), `SelfPlayResult` (samples and game records) comes out.
@@ -53,6 +56,7 @@ class GameRecord:
         playout: resignation was disabled in this game.
         would_resign: in a playout game, the first player whose root value fell below the
             threshold (0 if none).
+        min_values: each player's lowest root value in the game, (blue, yellow).
     """
 
     moves: list[int]
@@ -60,6 +64,12 @@ class GameRecord:
     resigned: bool = False
     playout: bool = False
     would_resign: int = 0
+    min_values: tuple[float, float] = (1.0, 1.0)
+
+    @property
+    def winner_min_value(self) -> float:
+        """The lowest root value the winner saw: how close it came to resigning."""
+        return self.min_values[self.winner - 1]
 
     @property
     def false_resignation(self) -> bool:
@@ -178,6 +188,8 @@ class SelfPlay:
         self._players = np.zeros((num_games, length), np.int8)
         self._playout = np.zeros(num_games, bool)  # [B] resignation disabled
         self._would_resign = np.zeros(num_games, np.int8)  # [B] player, 0 none
+        self._min_values = np.ones((num_games, 2), np.float32)  # [B, 2] blue's, yellow's
+        self.resign_threshold = float(settings.resign_threshold)
         rng = np.random.default_rng(seed)
         self._playout[:] = rng.random(num_games) < settings.resign_playout_fraction
 
@@ -217,7 +229,11 @@ class SelfPlay:
             self._policies[rows, ply] = visits / visits.sum(axis=1, keepdims=True)
             self._players[rows, ply] = batch.to_move
 
-            low = root_values < self.settings.resign_threshold
+            mover = batch.to_move.astype(np.intp) - 1  # [B] 0 blue, 1 yellow
+            seen = self._min_values[rows, mover]
+            self._min_values[rows, mover] = np.minimum(seen, root_values)
+            low = root_values < self.resign_threshold
+            low &= ply >= self.settings.resign_min_moves
             resign = low & ~self._playout
             watch = low & self._playout & (self._would_resign == 0)
             self._would_resign[watch] = batch.to_move[watch]
@@ -237,6 +253,7 @@ class SelfPlay:
                     rng.random(len(finished)) < self.settings.resign_playout_fraction
                 )
                 self._would_resign[finished] = 0
+                self._min_values[finished] = 1.0
         samples = Samples.concatenate(parts, self.board)
         stats = summarize(
             records,
@@ -272,9 +289,16 @@ class SelfPlay:
                     resigned=bool(batch.resigned[g]),
                     playout=bool(self._playout[g]),
                     would_resign=int(self._would_resign[g]),
+                    min_values=(float(self._min_values[g, 0]), float(self._min_values[g, 1])),
                 )
             )
         return Samples.concatenate(parts, self.board)
+
+    def set_resign_threshold(self, threshold: float) -> None:
+        """Resign below ``threshold`` from the next move on (a root value, < 1)."""
+        if not -np.inf < threshold < 1:
+            raise ValueError(f"a resignation threshold must be below 1, got {threshold}")
+        self.resign_threshold = float(threshold)
 
     # ------------------------------------------------------------------ checkpoints
     def state_dict(self) -> dict:
@@ -291,6 +315,8 @@ class SelfPlay:
             "policies": self._policies[:, :longest].copy(),
             "playout": self._playout.copy(),
             "would_resign": self._would_resign.copy(),
+            "min_values": self._min_values.copy(),
+            "resign_threshold": self.resign_threshold,
         }
 
     def load_state_dict(self, state: dict) -> None:
@@ -323,3 +349,6 @@ class SelfPlay:
         self._policies[:, :longest] = np.asarray(state["policies"])
         self._playout[:] = np.asarray(state["playout"]).astype(bool)
         self._would_resign[:] = np.asarray(state["would_resign"]).astype(np.int8)
+        # Checkpoints written before these were kept: every minimum unknown, the first threshold.
+        self._min_values[:] = np.asarray(state.get("min_values", 1.0), dtype=np.float32)
+        self.resign_threshold = float(state.get("resign_threshold", self.resign_threshold))

@@ -68,10 +68,14 @@ class SelfPlaySettings:
     ``num_games`` games run together in one BatchGame; an iteration plays
     ``moves_per_iteration`` moves in each, so it generates num_games * moves_per_iteration
     positions (fewer when games resign). Moves before ``temperature_moves`` are sampled in
-    proportion to the visit counts, later ones take the most visited action. A player resigns
-    when its root value falls below ``resign_threshold`` (-1 or less: never), except in the
-    share ``resign_playout_fraction`` of games that are played out to measure false
-    resignations.
+    proportion to the visit counts, later ones take the most visited action.
+
+    Resignation: from move ``resign_min_moves`` on, a player resigns when its root value falls
+    below the threshold, except in the share ``resign_playout_fraction`` of games that are
+    played out to measure false resignations. The threshold starts at ``resign_threshold``
+    (-1 or less: never resign); with ``resign_false_rate`` > 0 the loop then moves it so that
+    at most that share of the played-out games' winners fell below it
+    (`trapy_rl.train.resign.ResignCalibrator`); 0 keeps it fixed.
     """
 
     num_games: int = 32
@@ -80,6 +84,8 @@ class SelfPlaySettings:
     temperature_moves: int = 8
     resign_threshold: float = -0.9
     resign_playout_fraction: float = 0.2
+    resign_min_moves: int = 0
+    resign_false_rate: float = 0.0
 
     def __post_init__(self) -> None:
         p: list[str] = []
@@ -95,6 +101,11 @@ class SelfPlaySettings:
                self.resign_threshold)  # fmt: skip
         _check(p, "resign_playout_fraction", 0 <= self.resign_playout_fraction <= 1,
                "in [0, 1]", self.resign_playout_fraction)  # fmt: skip
+        _check(p, "resign_min_moves", self.resign_min_moves >= 0, ">= 0", self.resign_min_moves)
+        _check(p, "resign_false_rate", 0 <= self.resign_false_rate < 0.5, "in [0, 0.5)",
+               self.resign_false_rate)  # fmt: skip
+        if self.resign_false_rate > 0 and self.resign_playout_fraction == 0:
+            p.append("resign_false_rate needs played-out games: resign_playout_fraction > 0")
         _raise(p, "selfplay")
 
 

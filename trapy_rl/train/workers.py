@@ -40,6 +40,7 @@ __all__ = ["LocalSelfPlay", "ProcessSelfPlay", "SelfPlayBackend", "make_selfplay
 class SelfPlayBackend(Protocol):
     def play(self, num_moves: int, *, seed: int | list[int]) -> SelfPlayResult: ...
     def weights_changed(self) -> None: ...
+    def set_resign_threshold(self, threshold: float) -> None: ...
     def state_dict(self) -> dict: ...
     def load_state_dict(self, state: dict) -> None: ...
     def close(self) -> None: ...
@@ -57,6 +58,9 @@ class LocalSelfPlay:
 
     def weights_changed(self) -> None:
         pass
+
+    def set_resign_threshold(self, threshold: float) -> None:
+        self.selfplay.set_resign_threshold(threshold)
 
     def state_dict(self) -> dict:
         return self.selfplay.state_dict()
@@ -96,9 +100,11 @@ def _worker_main(
         command, *args = connection.recv()
         try:
             if command == "play":
-                weights, num_moves, seed = args
+                weights, num_moves, seed, threshold = args
                 if weights is not None:
                     net.load_state_dict(weights)
+                if threshold is not None:
+                    selfplay.set_resign_threshold(threshold)
                 reply = selfplay.play(num_moves, seed=seed)
             elif command == "state":
                 reply = selfplay.state_dict()
@@ -164,6 +170,7 @@ class ProcessSelfPlay:
             self._connections.append(ours)
             self._processes.append(process)
         self._weights_sent = False
+        self._threshold: float | None = None  # sent with the next play
         self._unanswered = [0] * num_workers  # requests whose replies were not read
 
     def _receive(self, i: int):
@@ -197,7 +204,8 @@ class ProcessSelfPlay:
             weights = {key: value.detach().cpu() for key, value in self.net.state_dict().items()}
             self._weights_sent = True
         seeds = [[*_as_list(seed), i] for i in range(self.num_workers)]
-        results = self._ask([("play", weights, num_moves, s) for s in seeds])
+        threshold, self._threshold = self._threshold, None
+        results = self._ask([("play", weights, num_moves, s, threshold) for s in seeds])
         records = [record for result in results for record in result.records]
         stats = summarize(
             records,
@@ -211,6 +219,9 @@ class ProcessSelfPlay:
 
     def weights_changed(self) -> None:
         self._weights_sent = False
+
+    def set_resign_threshold(self, threshold: float) -> None:
+        self._threshold = float(threshold)
 
     def state_dict(self) -> dict:
         return {"workers": self._ask([("state",)] * self.num_workers)}
