@@ -15,7 +15,7 @@ from trapy_rl.agents import (
     register_agent_kind,
 )
 from trapy_rl.agents import base as agent_base
-from trapy_rl.game import Board
+from trapy_rl.game import BatchGame, Board
 
 BOARD = Board(4)
 
@@ -112,3 +112,14 @@ def test_agents_act_on_a_batch() -> None:
     for spec in ("random", "uct:8"):
         actions = parse_agent(spec, board=BOARD, seed=1).act(batch, np.array([0, 2]))
         assert actions.shape == (2,) and np.issubdtype(actions.dtype, np.integer)
+
+
+def test_a_spec_chooses_gumbel_search() -> None:
+    board = Board(3)
+    agent = parse_agent("uct:40,search=gumbel,max_considered=4", board=board, seed=0)
+    assert agent.settings.search == "gumbel" and agent.settings.max_considered == 4
+    batch = BatchGame(6, board)
+    actions = agent.act(batch, np.arange(6))
+    assert batch.legal_mask()[np.arange(6), actions].all()
+    with pytest.raises(ValueError, match="search must be one of"):
+        parse_agent("uct:40,search=minimax", board=board)

@@ -165,3 +165,9 @@ def test_calibrated_resignation_is_logged_and_resumes_exactly(tmp_path, make_con
             tmp_path,
             **{"selfplay.resign_false_rate": 0.05, "selfplay.resign_playout_fraction": 0.0},
         )
+
+
+def test_a_gumbel_run_trains(tmp_path, make_config):
+    cfg = make_config(tmp_path, iterations=2, **{"mcts.search": "gumbel", "mcts.max_considered": 4})
+    result = train(cfg)
+    assert result.iterations == 2 and any("loss/policy" in row for row in result.history)

@@ -186,3 +186,29 @@ def test_collapse_warnings_name_what_collapsed():
     warnings = collapse_warnings(collapsed, board)
     assert set(warnings) == {"game_length", "value_loss"}
     assert "7 moves on a board of 145 cells (84% resigned)" in warnings["game_length"]
+
+
+def test_gumbel_self_play_trains_on_the_improved_policy_and_plays_the_searchs_choice():
+    from trapy_rl.mcts import SearchSettings
+    from trapy_rl.train.settings import SelfPlaySettings
+
+    board = Board(3)
+    selfplay = SelfPlay(
+        UniformEvaluator(),
+        board,
+        search=SearchSettings(num_simulations=8, search="gumbel", max_considered=4),
+        settings=SelfPlaySettings(num_games=4, resign_playout_fraction=0.0),
+        seed=0,
+    )
+    result = selfplay.play(30, seed=1)
+    assert result.records
+    for record in result.records:  # legal games to the end, by the reference rules
+        state = GameState(board)
+        for action in record.moves:
+            state.play(action)
+        assert state.winner == record.winner
+    policies = result.samples.policies
+    np.testing.assert_allclose(policies.sum(axis=1), 1.0, rtol=1e-5)
+    # the improved policy is a softmax, positive on every legal action: not visit counts
+    legal = policies > 0
+    assert (legal.sum(axis=1) > 4).any()

@@ -28,7 +28,7 @@ __all__ = [
 
 # The search settings an agent spec may give as options (``uct:200,c_puct=2``); the noise
 # settings are not among them: agents search without noise.
-SPEC_SEARCH_OPTIONS = ("c_puct", "fpu_reduction")
+SPEC_SEARCH_OPTIONS = ("search", "c_puct", "fpu_reduction", "max_considered", "c_visit", "c_scale")
 
 
 def spec_search_settings(
@@ -59,10 +59,11 @@ def spec_search_defaults() -> dict[str, Any]:
 
 
 class SearchAgent:
-    """Searches each position afresh and plays the most visited root action.
+    """Searches each position afresh and plays the most visited root action (PUCT) or the
+    search's best action (gumbel).
 
-    No noise; ties between equally visited actions are broken at random. The tree is built anew
-    for every move (no state between moves), so ``reset`` is not needed.
+    No noise; ties between equally visited actions are broken at random (PUCT). The tree is
+    built anew for every move (no state between moves), so ``reset`` is not needed.
 
     Args:
         evaluator: ``(batch, games) -> (logits [n, A] float32, values [n] float32)``, illegal
@@ -107,6 +108,8 @@ class SearchAgent:
         search = self._search(batch.board, batch.num_games)
         search.reset(games)
         result = search.search(batch, games=games, add_noise=False)
+        if result.selected_actions is not None:  # gumbel: the search's own best action
+            return result.selected_actions
         return select_actions(result.visit_counts, 0.0, self.rng)
 
     def __repr__(self) -> str:

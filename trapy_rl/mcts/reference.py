@@ -16,10 +16,13 @@ import numpy as np
 
 from trapy_rl.game.batch import BatchGame
 from trapy_rl.game.state import GameState
+from trapy_rl.mcts.gumbel import considered_visit_sequence
 from trapy_rl.mcts.policies import softmax_priors
 from trapy_rl.mcts.settings import SearchSettings
 
 __all__ = ["ReferenceSearch"]
+
+_TINY = float(np.finfo(np.float32).tiny)
 
 
 @dataclass
@@ -35,18 +38,27 @@ class _Node:
 class ReferenceSearch:
     """PUCT search of a single game, with the same public behaviour as `MCTS` for one game.
 
+    With ``settings.search == "gumbel"`` the root follows `trapy_rl.mcts.gumbel` (written out
+    here with Python loops and floats, sharing only the halving schedule), given the Gumbel
+    noise of each action; the tree starts afresh at every `search`.
+
     Args:
         evaluator: called as ``evaluator(BatchGame.from_states([state]), np.array([0]))``.
-        settings: as in `MCTS`; only ``c_puct`` and ``fpu_reduction`` matter here (no noise,
-            and `search` takes its number of simulations).
+        settings: as in `MCTS`, but no Dirichlet noise, and `search` takes its number of
+            simulations.
     """
 
     def __init__(self, evaluator, *, settings: SearchSettings | None = None):
         settings = settings or SearchSettings()
         self.evaluator = evaluator
+        self.settings = settings
         self.c_puct = settings.c_puct
         self.fpu_reduction = settings.fpu_reduction
         self.nodes: dict[tuple[int, ...], _Node] = {}
+        self._root_value = 0.0  # the evaluator's value of the root
+        self._gumbel: dict[int, float] = {}
+        self._considered: list[int] = []
+        self._schedule: tuple[int, ...] = ()
 
     def _new_node(self, state: GameState) -> tuple[_Node, float]:
         """The node of ``state`` and its value for the player to move."""
@@ -72,18 +84,35 @@ class ReferenceSearch:
                 best_action, best_score = action, score
         return best_action
 
-    def search(self, state: GameState, num_simulations: int) -> None:
-        """Run ``num_simulations`` simulations from ``state`` (the root of the kept tree)."""
+    def search(
+        self, state: GameState, num_simulations: int, gumbel_noise: np.ndarray | None = None
+    ) -> None:
+        """Run ``num_simulations`` simulations from ``state`` (the root of the kept tree).
+
+        Args:
+            state: the root position.
+            num_simulations: simulations to run.
+            gumbel_noise: gumbel search only: [A] the root's Gumbel noise (default none).
+        """
+        use_gumbel = self.settings.search == "gumbel"
+        if use_gumbel:
+            self.nodes = {}
         if () not in self.nodes:
             root, value = self._new_node(state)
             root.visits, root.value_sum = 1, value
             self.nodes[()] = root
-        for _ in range(num_simulations):
+            self._root_value = value
+        if use_gumbel:
+            self._start_gumbel(gumbel_noise, num_simulations)
+        for i in range(num_simulations):
             path: tuple[int, ...] = ()
             position = state.copy()
             node = self.nodes[()]
             while True:
-                action = self._select(node)
+                if use_gumbel and not path:
+                    action = self._gumbel_root_action(self._schedule[i])
+                else:
+                    action = self._select(node)
                 position.play(action)
                 path = (*path, action)
                 if path not in self.nodes:
@@ -104,6 +133,61 @@ class ReferenceSearch:
                     here.child_visits[action] = here.child_visits.get(action, 0) + 1
                     here.child_value_sums[action] = here.child_value_sums.get(action, 0.0) + value
                 value = -value
+
+    # ------------------------------------------------------------------ the gumbel root
+    def _start_gumbel(self, noise: np.ndarray | None, num_simulations: int) -> None:
+        root = self.nodes[()]
+        self._gumbel = {a: 0.0 if noise is None else float(noise[a]) for a in root.priors}
+        k = min(self.settings.max_considered, len(root.priors))
+        ranked = sorted(root.priors, key=lambda a: (-(self._gumbel[a] + self._logit(a)), a))
+        self._considered = sorted(ranked[:k])
+        self._schedule = considered_visit_sequence(k, num_simulations)
+
+    def _logit(self, action: int) -> float:
+        return math.log(max(float(np.float32(self.nodes[()].priors[action])), _TINY))
+
+    def _sigma(self) -> dict[int, float]:
+        """sigma(completed, rescaled q) of every legal root action."""
+        root = self.nodes[()]
+        visits = {a: root.child_visits.get(a, 0) for a in root.priors}
+        q = {a: float(np.float32(root.child_value_sums[a] / n)) for a, n in visits.items() if n}
+        total = sum(visits.values())
+        weights = {a: max(float(np.float32(root.priors[a])), _TINY) for a in q}
+        weighted = sum(weights[a] * q[a] for a in q) / sum(weights.values()) if q else 0.0
+        mixed = (self._root_value + total * weighted) / (total + 1)
+        completed = {a: q.get(a, mixed) for a in root.priors}
+        low, high = min(completed.values()), max(completed.values())
+        scale = (self.settings.c_visit + max(visits.values())) * self.settings.c_scale
+        return {a: scale * (c - low) / max(high - low, 1e-8) for a, c in completed.items()}
+
+    def _gumbel_root_action(self, considered_visit: int) -> int:
+        root, sigma = self.nodes[()], self._sigma()
+        best_action, best_score = -1, -math.inf
+        for a in self._considered:
+            if root.child_visits.get(a, 0) != considered_visit:
+                continue
+            score = max(-1e9, self._gumbel[a] + self._logit(a) + sigma[a])
+            if score > best_score:
+                best_action, best_score = a, score
+        return best_action
+
+    def improved_policy(self, num_actions: int) -> np.ndarray:
+        """[A] the gumbel search's policy target, softmax(logits + sigma) over legal actions."""
+        sigma = self._sigma()
+        scores = {a: self._logit(a) + sigma[a] for a in sigma}
+        peak = max(scores.values())
+        weights = {a: math.exp(v - peak) for a, v in scores.items()}
+        total = sum(weights.values())
+        policy = np.zeros(num_actions)
+        for a, w in weights.items():
+            policy[a] = w / total
+        return policy
+
+    def selected_action(self) -> int:
+        """The gumbel search's move: the best considered action among the most visited."""
+        root = self.nodes[()]
+        most = max(root.child_visits.get(a, 0) for a in self._considered)
+        return self._gumbel_root_action(most)
 
     def advance(self, action: int) -> None:
         """Keep the subtree of ``action`` as the new tree (nothing if it was not expanded)."""

@@ -48,6 +48,7 @@ import numpy as np
 
 from trapy_rl.game.batch import BatchGame
 from trapy_rl.game.board import Board
+from trapy_rl.mcts import gumbel
 from trapy_rl.mcts.policies import (
     add_dirichlet_noise,
     mask_logits,
@@ -82,6 +83,10 @@ class SearchResult:
         q_values: [n, A] float32, each root child's mean value for the player to move at the
             root; 0 where the child has no visits.
         priors: [n, A] float32, the evaluator's prior at the root (without noise).
+        improved_policy: gumbel search only: [n, A] float32, the policy target
+            ``softmax(logits + sigma(completed q))`` (`trapy_rl.mcts.gumbel`); else None.
+        selected_actions: gumbel search only: [n] int64, the action to play (the best
+            remaining one of sequential halving); else None.
     """
 
     games: np.ndarray
@@ -89,6 +94,8 @@ class SearchResult:
     root_values: np.ndarray
     q_values: np.ndarray
     priors: np.ndarray
+    improved_policy: np.ndarray | None = None
+    selected_actions: np.ndarray | None = None
 
 
 class MCTS:
@@ -178,8 +185,12 @@ class MCTS:
         Args:
             batch: the current positions of the B games; not modified.
             games: [n] int or [B] bool, the games to search (all must be in play).
-            add_noise: mix Dirichlet noise into the root priors (self-play).
+            add_noise: self-play's exploration: Dirichlet noise in the root priors (puct), or
+                Gumbel noise on the root logits (gumbel; without it the search is
+                deterministic and plays its best action).
             num_simulations: overrides the default of this search.
+
+        A gumbel search starts every root afresh (its schedule counts this search's visits).
         """
         if batch.board is not self.board:
             raise ValueError(f"batch is on {batch.board}, the search on {self.board}")
@@ -195,6 +206,9 @@ class MCTS:
         roots = batch.take(gs)
         self._check_roots(gs, roots)
         tree = self.tree
+        gumbel = self.settings.search == "gumbel"
+        if gumbel:
+            tree.reset(gs)
         fresh = tree.num_nodes[gs] == 0
         self._root_move_count[gs] = roots.move_count
         self._root_history[gs] = roots.history
@@ -204,7 +218,10 @@ class MCTS:
             self._expand_roots(gs, roots, np.flatnonzero(fresh))
         self._settle_priors(tree.node_ids(gs, 0))
         clean_priors = tree.priors[gs, 0].copy()  # [n, A] float32, -inf at illegal actions
-        if add_noise:
+        root = None
+        if gumbel:
+            root = _GumbelRoot(self, gs, clean_priors, sims, add_noise=add_noise)
+        elif add_noise:
             legal = clean_priors > -np.inf
             noisy = add_dirichlet_noise(
                 np.maximum(clean_priors, 0.0),
@@ -216,16 +233,27 @@ class MCTS:
             tree.priors[gs, 0] = np.where(legal, noisy, -np.inf)
         try:
             scratch = roots.copy()
-            for _ in range(sims):
-                self._simulate(gs, roots, scratch)
+            for i in range(sims):
+                root_actions = None if root is None else root.actions(i)
+                self._simulate(gs, roots, scratch, root_actions)
         finally:
             tree.priors[gs, 0] = clean_priors
-        return self._result(gs, clean_priors)
+        result = self._result(gs, clean_priors)
+        if root is not None:
+            result.improved_policy, result.selected_actions = root.finish()
+        return result
 
-    def _simulate(self, gs: np.ndarray, roots: BatchGame, scratch: BatchGame) -> None:
+    def _simulate(
+        self,
+        gs: np.ndarray,
+        roots: BatchGame,
+        scratch: BatchGame,
+        root_actions: np.ndarray | None = None,
+    ) -> None:
         """One simulation in each game of ``gs``: select, replay, evaluate, expand, back up.
 
         Nodes are addressed by flat ids ``game * N + node`` into [B * N, A] views of the tree.
+        ``root_actions`` ([n] int), when given, are the actions taken at the roots (gumbel).
         """
         tree = self.tree
         n, num_actions = len(gs), tree.num_actions
@@ -242,15 +270,18 @@ class MCTS:
         leaf_action = np.full(n, -1, dtype=np.intp)  # -1: the path ends at a terminal node
         while active.size:
             self._settle_priors(current)
-            actions = select_puct(
-                np.take(priors, current, axis=0),
-                np.take(edge_visits, current, axis=0),
-                np.take(edge_q, current, axis=0),
-                node_visits[current],
-                node_sums[current],
-                c_puct=self.settings.c_puct,
-                fpu_reduction=self.settings.fpu_reduction,
-            )
+            if root_actions is not None and not path_actions:  # the root level
+                actions = root_actions.astype(np.intp)
+            else:
+                actions = select_puct(
+                    np.take(priors, current, axis=0),
+                    np.take(edge_visits, current, axis=0),
+                    np.take(edge_q, current, axis=0),
+                    node_visits[current],
+                    node_sums[current],
+                    c_puct=self.settings.c_puct,
+                    fpu_reduction=self.settings.fpu_reduction,
+                )
             level = np.full(n, -1, dtype=np.intp)
             level[active] = actions
             path_actions.append(level)
@@ -416,3 +447,71 @@ class MCTS:
         if len(np.unique(games)) != len(games):
             raise ValueError("games must not repeat")
         return games.astype(np.intp)
+
+
+class _GumbelRoot:
+    """The root side of one gumbel search of the games ``gs`` (see `trapy_rl.mcts.gumbel`).
+
+    Args:
+        search: the search (its tree holds the roots, just expanded: one visit each).
+        gs: [n] the games.
+        priors: [n, A] float32, the root priors, -inf at illegal actions.
+        num_simulations: the search's simulations (the halving schedule spans them).
+        add_noise: sample Gumbel noise (self-play), else none (agents: deterministic).
+    """
+
+    def __init__(
+        self,
+        search: MCTS,
+        gs: np.ndarray,
+        priors: np.ndarray,
+        num_simulations: int,
+        *,
+        add_noise: bool,
+    ) -> None:
+        settings, tree = search.settings, search.tree
+        self.search, self.gs = search, gs
+        self.legal = priors > -np.inf  # [n, A]
+        self.priors = np.where(self.legal, priors, 0.0).astype(np.float64)
+        tiny = np.finfo(np.float32).tiny
+        self.logits = np.where(self.legal, np.log(np.maximum(self.priors, tiny)), 0.0)
+        self.gumbel = search.rng.gumbel(size=priors.shape) if add_noise else np.zeros(priors.shape)
+        self.raw_values = tree.node_value_sums[gs, 0] / tree.node_visits[gs, 0]  # [n]
+        k = np.minimum(settings.max_considered, self.legal.sum(axis=1))  # [n]
+        self.considered = np.zeros(priors.shape, dtype=bool)
+        for size in np.unique(k):
+            rows = np.flatnonzero(k == size)
+            scores = self.gumbel[rows] + self.logits[rows]
+            self.considered[rows] = gumbel.top_k_mask(scores, self.legal[rows], int(size))
+        self.schedule = np.array(  # [n, S] the visits the chosen action needs, per simulation
+            [gumbel.considered_visit_sequence(int(size), num_simulations) for size in k],
+            dtype=np.float32,
+        ).reshape(len(gs), num_simulations)
+
+    def _bonus(self, visits: np.ndarray) -> np.ndarray:
+        q = self.search.tree.edge_q[self.gs, 0].astype(np.float64)
+        completed = gumbel.completed_q(q, visits, self.priors, self.raw_values, self.legal)
+        settings = self.search.settings
+        return gumbel.sigma(completed, visits, c_visit=settings.c_visit, c_scale=settings.c_scale)
+
+    def actions(self, i: int) -> np.ndarray:
+        """[n] the root actions of simulation ``i``."""
+        visits = self.search.tree.edge_visits[self.gs, 0]
+        scores = gumbel.root_scores(
+            self.gumbel,
+            self.logits,
+            self._bonus(visits),
+            visits,
+            self.schedule[:, i],
+            self.considered,
+        )
+        return scores.argmax(axis=1)
+
+    def finish(self) -> tuple[np.ndarray, np.ndarray]:
+        """The improved policy [n, A] float32 and the action to play [n] int64."""
+        visits = self.search.tree.edge_visits[self.gs, 0]
+        bonus = self._bonus(visits)
+        policy = gumbel.improved_policy(self.logits, bonus, self.legal)
+        most = np.where(self.considered, visits, -1.0).max(axis=1)
+        scores = gumbel.root_scores(self.gumbel, self.logits, bonus, visits, most, self.considered)
+        return policy, scores.argmax(axis=1).astype(np.int64)

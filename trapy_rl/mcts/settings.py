@@ -23,7 +23,9 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["SearchSettings"]
+__all__ = ["SEARCHES", "SearchSettings"]
+
+SEARCHES = ("puct", "gumbel")
 
 
 @dataclass(frozen=True)
@@ -33,27 +35,44 @@ class SearchSettings:
     Attributes:
         num_simulations: simulations per searched move (a move played from a tree kept from
             earlier moves adds this many to the visits already there).
+        search: ``puct`` (AlphaZero: PUCT everywhere, Dirichlet noise at a self-play root,
+            the move and the policy target from the visit counts) or ``gumbel`` (Gumbel root
+            search, `trapy_rl.mcts.gumbel`: sequential halving over sampled root actions, the
+            move chosen by the search, the improved policy as the target; PUCT below the root).
         c_puct: the PUCT exploration constant (see `trapy_rl.mcts.policies.select_puct`).
         fpu_reduction: an unvisited child starts at its parent's mean value minus this.
-        dirichlet_alpha: concentration of the root noise that self-play adds.
+        dirichlet_alpha: concentration of the root noise that PUCT self-play adds.
         dirichlet_fraction: the weight of that noise in the root prior, in [0, 1].
+        max_considered: gumbel: root actions sampled (k).
+        c_visit, c_scale: gumbel: ``sigma(q) = (c_visit + max visits) * c_scale * q``.
     """
 
     num_simulations: int = 200
+    search: str = "puct"
     c_puct: float = 1.25
     fpu_reduction: float = 0.0
     dirichlet_alpha: float = 0.3
     dirichlet_fraction: float = 0.25
+    max_considered: int = 16
+    c_visit: float = 50.0
+    c_scale: float = 0.1
 
     def __post_init__(self) -> None:
         n = self.num_simulations
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
             raise ValueError(f"num_simulations must be >= 1 (an integer), got {n!r}")
+        if self.search not in SEARCHES:
+            raise ValueError(f"search must be one of {SEARCHES}, got {self.search!r}")
+        k = self.max_considered
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+            raise ValueError(f"max_considered must be >= 1 (an integer), got {k!r}")
         for name, low, high, closed in (
             ("c_puct", 0.0, math.inf, False),
             ("fpu_reduction", -math.inf, math.inf, True),
             ("dirichlet_alpha", 0.0, math.inf, False),
             ("dirichlet_fraction", 0.0, 1.0, True),
+            ("c_visit", 0.0, math.inf, True),
+            ("c_scale", 0.0, math.inf, False),
         ):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float, np.number)):
@@ -64,7 +83,9 @@ class SearchSettings:
                 raise ValueError(f"{name} must be finite and {bound}, got {value!r}")
         # Plain Python numbers, whatever the caller passed (numpy scalars, ints for floats).
         object.__setattr__(self, "num_simulations", int(n))
-        for name in ("c_puct", "fpu_reduction", "dirichlet_alpha", "dirichlet_fraction"):
+        object.__setattr__(self, "max_considered", int(k))
+        floats = ("c_puct", "fpu_reduction", "dirichlet_alpha", "dirichlet_fraction")
+        for name in (*floats, "c_visit", "c_scale"):
             object.__setattr__(self, name, float(getattr(self, name)))
 
     def replace(self, **changes: Any) -> SearchSettings:

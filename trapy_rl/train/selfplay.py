@@ -10,9 +10,11 @@ call to the next; the search tree does not (each call builds a fresh search, so 
 new weights evaluate every position and a call's result depends only on the game state and its
 seed: that is what lets a checkpoint resume a run exactly).
 
-Move choice: the first ``temperature_moves`` moves of a game are drawn in proportion to the
-visit counts (temperature 1), later ones take the most visited action (temperature 0). The
-search adds Dirichlet noise at the root and reuses the subtree of the move played.
+Move choice (PUCT search): the first ``temperature_moves`` moves of a game are drawn in
+proportion to the visit counts (temperature 1), later ones take the most visited action
+(temperature 0); the search adds Dirichlet noise at the root and reuses the subtree of the move
+played, and the visit distribution is the policy target. Gumbel search: the search's own
+choice is played (Gumbel noise makes it a sample), and its improved policy is the target.
 
 Resignation: from move ``resign_min_moves`` on, the player to move resigns when the root value
 of its search falls below the current threshold (``resign_threshold`` at first; the training
@@ -226,7 +228,10 @@ class SelfPlay:
 
             ply = batch.move_count.astype(np.intp)
             self._planes[rows, ply] = encode_planes(batch)
-            self._policies[rows, ply] = visits / visits.sum(axis=1, keepdims=True)
+            if result.improved_policy is not None:  # gumbel: the improved policy is the target
+                self._policies[rows, ply] = result.improved_policy
+            else:
+                self._policies[rows, ply] = visits / visits.sum(axis=1, keepdims=True)
             self._players[rows, ply] = batch.to_move
 
             mover = batch.to_move.astype(np.intp) - 1  # [B] 0 blue, 1 yellow
@@ -237,8 +242,11 @@ class SelfPlay:
             resign = low & ~self._playout
             watch = low & self._playout & (self._would_resign == 0)
             self._would_resign[watch] = batch.to_move[watch]
-            temperatures = np.where(ply < self.settings.temperature_moves, 1.0, 0.0)
-            actions = _choose_actions(visits, temperatures, rng)
+            if result.selected_actions is not None:  # gumbel: a sample already (its noise)
+                actions = result.selected_actions
+            else:
+                temperatures = np.where(ply < self.settings.temperature_moves, 1.0, 0.0)
+                actions = _choose_actions(visits, temperatures, rng)
             if resign.any():
                 batch.resign(resign)
             batch.step(actions)  # games just resigned are over and ignore theirs
