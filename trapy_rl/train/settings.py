@@ -15,7 +15,7 @@ Build one from plain nested dicts (a composed Hydra config, a checkpoint's saved
 >>> TrainConfig.from_dict({"mcts": {"num_simulatons": 8}})  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-ValueError: mcts: unknown setting 'num_simulatons' (known: c_puct, ..., num_simulations)
+ValueError: mcts: unknown setting 'num_simulatons' (known: c_puct, ..., search)
 """
 
 from __future__ import annotations
