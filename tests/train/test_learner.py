@@ -105,3 +105,24 @@ def test_bad_arguments_are_named():
     with pytest.raises(ValueError, match="lr_schedule"):
         OptimSettings(lr_schedule="step")
     assert isinstance(Samples.empty(Board(4)).planes, np.ndarray)
+
+
+def test_positions_without_a_policy_target_train_the_value_only(make_samples):
+    """Zero policy rows (cheap searches): the policy loss is the mean over the other rows, and
+    the value loss still counts every row."""
+    board = Board(4)
+    torch.manual_seed(0)
+    net = PolicyValueNet(TINY_NET).eval()
+    samples = make_samples(board, 8, seed=3)
+    learner = Learner(net, board)
+    cheap = Samples(samples.planes, samples.policies.copy(), samples.values)
+    cheap.policies[::2] = 0.0
+    targeted = Samples(samples.planes[1::2], samples.policies[1::2], samples.values[1::2])
+    with torch.no_grad():
+        mixed, only = learner.losses(cheap), learner.losses(targeted)
+        full = learner.losses(samples)
+    assert mixed["policy"].item() == pytest.approx(only["policy"].item(), rel=1e-6)
+    assert mixed["value"].item() == pytest.approx(full["value"].item(), rel=1e-6)
+    none = Samples(samples.planes, np.zeros_like(samples.policies), samples.values)
+    with torch.no_grad():
+        assert learner.losses(none)["policy"].item() == 0.0

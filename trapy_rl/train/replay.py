@@ -29,7 +29,8 @@ class Samples:
 
     Attributes:
         planes: [n, C, H, W] float32.
-        policies: [n, A] float32, visit distributions (each row sums to 1).
+        policies: [n, A] float32, the search's policy targets (each row sums to 1), or a row
+            of zeros: no policy target (a move of a cheap search, playout cap randomization).
         values: [n] float32, the outcome for the player to move, -1 or +1.
     """
 

@@ -134,6 +134,25 @@ def summarize(
     return stats
 
 
+@dataclass
+class _Move:
+    """One move's searches in the B games (see `SelfPlay._search_move`).
+
+    Attributes:
+        visit_counts: [B, A] float32.
+        root_values: [B] float32, for the player to move.
+        policies: [B, A] float32, the policy targets; zero rows for cheap searches.
+        selected_actions: [B] int64, the searches' own moves (gumbel), else None.
+        simulations: simulations run in all.
+    """
+
+    visit_counts: np.ndarray
+    root_values: np.ndarray
+    policies: np.ndarray
+    selected_actions: np.ndarray | None = None
+    simulations: int = 0
+
+
 def _choose_actions(
     visit_counts: np.ndarray, temperatures: np.ndarray, rng: np.random.Generator
 ) -> np.ndarray:
@@ -219,19 +238,16 @@ class SelfPlay:
         rows = np.arange(self.num_games)
         parts: list[Samples] = []
         records: list[GameRecord] = []
-        searches = 0
+        searches = simulations = 0
         for _ in range(num_moves):
-            result = search.search(batch, add_noise=True)
-            visits = np.asarray(result.visit_counts, dtype=np.float32)  # [B, A]
-            root_values = np.asarray(result.root_values, dtype=np.float32)  # [B]
+            move = self._search_move(search, rng)
+            visits, root_values = move.visit_counts, move.root_values  # [B, A], [B]
             searches += self.num_games
+            simulations += int(move.simulations)
 
             ply = batch.move_count.astype(np.intp)
             self._planes[rows, ply] = encode_planes(batch)
-            if result.improved_policy is not None:  # gumbel: the improved policy is the target
-                self._policies[rows, ply] = result.improved_policy
-            else:
-                self._policies[rows, ply] = visits / visits.sum(axis=1, keepdims=True)
+            self._policies[rows, ply] = move.policies
             self._players[rows, ply] = batch.to_move
 
             mover = batch.to_move.astype(np.intp) - 1  # [B] 0 blue, 1 yellow
@@ -242,8 +258,8 @@ class SelfPlay:
             resign = low & ~self._playout
             watch = low & self._playout & (self._would_resign == 0)
             self._would_resign[watch] = batch.to_move[watch]
-            if result.selected_actions is not None:  # gumbel: a sample already (its noise)
-                actions = result.selected_actions
+            if move.selected_actions is not None:  # gumbel: a sample already (its noise)
+                actions = move.selected_actions
             else:
                 temperatures = np.where(ply < self.settings.temperature_moves, 1.0, 0.0)
                 actions = _choose_actions(visits, temperatures, rng)
@@ -268,9 +284,42 @@ class SelfPlay:
             self.board,
             seconds=time.perf_counter() - start,
             moves=searches,
-            simulations=searches * self.search.num_simulations,
+            simulations=simulations,
         )
         return SelfPlayResult(samples, records, stats)
+
+    def _search_move(self, search: MCTS, rng: np.random.Generator) -> _Move:
+        """One search in every game: the full search, or in the share ``1 -
+        full_search_share`` of games (drawn per move) a cheap one of ``cheap_num_simulations``
+        without noise, whose policy row is left at zero: not a policy target (KataGo's playout
+        cap randomization)."""
+        n, share = self.num_games, self.settings.full_search_share
+        full = np.ones(n, dtype=bool) if share >= 1.0 else rng.random(n) < share
+        move = _Move(
+            visit_counts=np.zeros((n, self.board.num_actions), np.float32),
+            root_values=np.zeros(n, np.float32),
+            policies=np.zeros((n, self.board.num_actions), np.float32),
+        )
+        cheap = self.settings.cheap_num_simulations
+        for chosen, sims, noise in ((full, None, True), (~full, cheap, False)):
+            games = np.flatnonzero(chosen)
+            if not len(games):
+                continue
+            result = search.search(self.batch, games=games, add_noise=noise, num_simulations=sims)
+            move.visit_counts[games] = result.visit_counts
+            move.root_values[games] = result.root_values
+            move.simulations += len(games) * (sims or self.search.num_simulations)
+            if noise:  # the full search's policy target
+                target = result.improved_policy
+                if target is None:
+                    counts = result.visit_counts.astype(np.float32)
+                    target = counts / counts.sum(axis=1, keepdims=True)
+                move.policies[games] = target
+            if result.selected_actions is not None:
+                if move.selected_actions is None:
+                    move.selected_actions = np.zeros(n, np.int64)
+                move.selected_actions[games] = result.selected_actions
+        return move
 
     def _collect(self, games: np.ndarray, records: list[GameRecord]) -> Samples:
         """The positions of finished ``games`` [m] with their outcomes; appends their records."""

@@ -76,6 +76,11 @@ class SelfPlaySettings:
     (-1 or less: never resign); with ``resign_false_rate`` > 0 the loop then moves it so that
     at most that share of the played-out games' winners fell below it
     (`trapy_rl.train.resign.ResignCalibrator`); 0 keeps it fixed.
+
+    Playout cap randomization (KataGo): with ``full_search_share`` < 1, each move of each game
+    gets the full search (``mcts``, with noise) with that probability and is a policy target;
+    the others get a cheap search of ``cheap_num_simulations`` without noise and train the
+    value only. 1 searches every move in full.
     """
 
     num_games: int = 32
@@ -86,6 +91,8 @@ class SelfPlaySettings:
     resign_playout_fraction: float = 0.2
     resign_min_moves: int = 0
     resign_false_rate: float = 0.0
+    full_search_share: float = 1.0  # < 1: playout cap randomization (KataGo)
+    cheap_num_simulations: int = 8  # the other moves' search, not a policy target
 
     def __post_init__(self) -> None:
         p: list[str] = []
@@ -104,6 +111,10 @@ class SelfPlaySettings:
         _check(p, "resign_min_moves", self.resign_min_moves >= 0, ">= 0", self.resign_min_moves)
         _check(p, "resign_false_rate", 0 <= self.resign_false_rate < 0.5, "in [0, 0.5)",
                self.resign_false_rate)  # fmt: skip
+        _check(p, "full_search_share", 0 < self.full_search_share <= 1, "in (0, 1]",
+               self.full_search_share)  # fmt: skip
+        _check(p, "cheap_num_simulations", self.cheap_num_simulations >= 1, ">= 1",
+               self.cheap_num_simulations)  # fmt: skip
         if self.resign_false_rate > 0 and self.resign_playout_fraction == 0:
             p.append("resign_false_rate needs played-out games: resign_playout_fraction > 0")
         _raise(p, "selfplay")
