@@ -165,3 +165,16 @@ def test_bad_inputs_are_named():
     planes = torch.from_numpy(encode_planes(BatchGame(2, side=4)))
     with pytest.raises(ValueError, match="legal_mask"):
         net(planes, torch.ones(2, Board(5).num_actions, dtype=torch.bool))
+
+
+def test_the_ownership_head_predicts_every_cell_and_leaves_the_other_heads_alone():
+    torch.manual_seed(0)
+    net = PolicyValueNet(NetConfig(channels=8, blocks=1, ownership_head=True)).eval()
+    planes = torch.from_numpy(encode_planes(BatchGame(3, side=4)))
+    with torch.no_grad():
+        logits, values, ownership = net.forward_with_ownership(planes)
+        plain_logits, plain_values = net(planes)
+    assert ownership.shape == (3, Board(4).num_cells) and ownership.abs().max() <= 1
+    assert torch.equal(logits, plain_logits) and torch.equal(values, plain_values)
+    with pytest.raises(ValueError, match="no ownership head"):
+        PolicyValueNet(NetConfig(channels=8, blocks=1)).forward_with_ownership(planes)

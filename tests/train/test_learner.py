@@ -1,4 +1,5 @@
 import copy
+import dataclasses
 
 import numpy as np
 import pytest
@@ -126,3 +127,22 @@ def test_positions_without_a_policy_target_train_the_value_only(make_samples):
     none = Samples(samples.planes, np.zeros_like(samples.policies), samples.values)
     with torch.no_grad():
         assert learner.losses(none)["policy"].item() == 0.0
+
+
+def test_the_ownership_loss_is_the_mean_squared_error_over_played_out_positions(make_samples):
+    board = Board(4)
+    torch.manual_seed(0)
+    net = PolicyValueNet(dataclasses.replace(TINY_NET, ownership_head=True)).eval()
+    samples = make_samples(board, 6, seed=4)
+    rng = np.random.default_rng(0)
+    samples.ownership = rng.integers(-1, 2, samples.ownership.shape).astype(np.int8)
+    samples.owned = np.array([True, False, True, True, False, True])
+    learner = Learner(net, board, settings=OptimSettings(ownership_weight=1.5))
+    with torch.no_grad():
+        terms = learner.losses(samples)
+        _, _, predicted = net.forward_with_ownership(torch.from_numpy(samples.planes))
+    rows = np.flatnonzero(samples.owned)
+    expected = ((predicted.numpy()[rows] - samples.ownership[rows]) ** 2).mean()
+    assert terms["ownership"].item() == pytest.approx(float(expected), rel=1e-5)
+    rest = 1.0 * terms["policy"] + 1.0 * terms["value"]
+    assert terms["total"].item() == pytest.approx((rest + 1.5 * terms["ownership"]).item())

@@ -171,3 +171,14 @@ def test_a_gumbel_run_trains(tmp_path, make_config):
     cfg = make_config(tmp_path, iterations=2, **{"mcts.search": "gumbel", "mcts.max_considered": 4})
     result = train(cfg)
     assert result.iterations == 2 and any("loss/policy" in row for row in result.history)
+
+
+def test_an_ownership_run_logs_its_loss_and_a_config_without_the_head_is_refused(
+    tmp_path, make_config
+):
+    head = {**make_config(tmp_path).model.to_dict(), "ownership_head": True}
+    cfg = make_config(tmp_path / "run", iterations=2, model=head, **{"optim.ownership_weight": 1.0})
+    result = train(cfg)
+    assert any("loss/ownership" in row for row in result.history)
+    with pytest.raises(ValueError, match=r"needs a net with model\.ownership_head"):
+        make_config(tmp_path, **{"optim.ownership_weight": 1.0})

@@ -120,3 +120,44 @@ def test_bad_input_is_named(make_samples):
     buffer.add(make_samples(board, 2, seed=0))
     with pytest.raises(ValueError, match="mirror"):
         buffer.sample(4, np.random.default_rng(0), mirror="flip")
+
+
+def test_ownership_targets_mirror_with_the_stones_and_survive_a_round_trip(random_positions):
+    """The ownership of a mirrored sample is the ownership of the mirrored position (its
+    stones are the mirror's), and a checkpoint from before the target loads without one."""
+    board = Board(4)
+    batch, _ = random_positions(board, 6, seed=2)
+    stones = batch.stones.astype(np.int8)
+    ownership = np.where(stones == 1, 1, np.where(stones == 2, -1, 0)).astype(np.int8)
+    samples = Samples(
+        encode_planes(batch),
+        batch.legal_mask() / batch.legal_mask().sum(axis=1, keepdims=True),
+        np.ones(6, np.float32),
+        ownership,
+        np.array([True, False] * 3),
+    )
+    mirror = mirrored_batch(batch).stones
+    expected = np.where(mirror == 1, 1, np.where(mirror == 2, -1, 0))
+    np.testing.assert_array_equal(samples.mirrored(board).ownership, expected)
+
+    buffer = ReplayBuffer(board, capacity=8)
+    buffer.add(samples)
+    drawn = buffer.sample(64, np.random.default_rng(0), mirror="random")
+    for row in range(64):  # each draw is a held position or its mirror, ownership included
+        i = int(
+            np.flatnonzero(
+                (samples.planes == drawn.planes[row]).all(axis=(1, 2, 3))
+                | (samples.mirrored(board).planes == drawn.planes[row]).all(axis=(1, 2, 3))
+            )[0]
+        )
+        plain = (samples.planes[i] == drawn.planes[row]).all()
+        want = samples.ownership[i] if plain else samples.mirrored(board).ownership[i]
+        np.testing.assert_array_equal(drawn.ownership[row], want)
+        assert drawn.owned[row] == samples.owned[i]
+    state = buffer.state_dict()
+    again = ReplayBuffer(board, capacity=8)
+    again.load_state_dict(state)
+    np.testing.assert_array_equal(again.ownership, buffer.ownership)
+    old = {k: v for k, v in state.items() if k not in ("ownership", "owned")}
+    again.load_state_dict(old)
+    assert not again.owned.any() and not again.ownership.any()

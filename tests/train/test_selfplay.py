@@ -229,3 +229,24 @@ def test_playout_cap_randomization_marks_cheap_moves_as_no_policy_target():
     assert 8 * 60 * 2 < sims < 8 * 60 * 16 and result.stats.moves == 8 * 60
     with pytest.raises(ValueError, match="full_search_share"):
         SelfPlaySettings(full_search_share=0.0)
+
+
+def test_ownership_targets_are_the_final_stones_of_games_played_out():
+    """Each position's target is the game's final stones from its mover's view, checked
+    against the reference rules; resigned games' positions are not targets."""
+    board = Board(3)
+    _, result = play(board, moves=40, resign_playout_fraction=1.0)
+    samples, start = result.samples, 0
+    for record in result.records:
+        final = GameState.from_moves(record.moves, board).stones
+        state = GameState(board)
+        for offset, action in enumerate(record.moves):
+            mover = state.to_move
+            expected = np.where(final == mover, 1, np.where(final == 0, 0, -1))
+            np.testing.assert_array_equal(samples.ownership[start + offset], expected)
+            state.play(action)
+        assert samples.owned[start : start + len(record.moves)].all()
+        start += len(record.moves)
+    assert start == len(samples)
+    _, resigned = play(board, moves=1, evaluator=BlueIsLost(), resign_playout_fraction=0.0)
+    assert not resigned.samples.owned.any()

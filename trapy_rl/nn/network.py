@@ -78,6 +78,8 @@ class NetConfig:
         value_hidden: hidden units of the value MLP.
         swap_hidden: hidden units of the swap-logit MLP.
         in_planes: C, input planes (`NUM_PLANES`, what `encode_planes` produces).
+        ownership_head: add the auxiliary head that predicts each cell's final stone
+            (`PolicyValueNet.ownership`); a net without it reads checkpoints from before it.
     """
 
     channels: int = 48
@@ -86,6 +88,7 @@ class NetConfig:
     value_hidden: int = 64
     swap_hidden: int = 32
     in_planes: int = NUM_PLANES
+    ownership_head: bool = False
 
     def __post_init__(self) -> None:
         for name, least in (
@@ -100,6 +103,10 @@ class NetConfig:
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
                 raise ValueError(f"model.{name} must be an integer >= {least}, got {value!r}")
             object.__setattr__(self, name, int(value))
+        if not isinstance(self.ownership_head, bool):
+            raise ValueError(
+                f"model.ownership_head must be true or false, got {self.ownership_head!r}"
+            )
         if self.channels > MAX_CHANNELS or self.blocks > MAX_BLOCKS:
             raise ValueError(
                 f"model: {self.channels} channels x {self.blocks} blocks is beyond this "
@@ -154,6 +161,10 @@ class PolicyValueNet(nn.Module):
         self.value_mlp = nn.Sequential(
             nn.Linear(2 * channels, value_hidden), nn.ReLU(), nn.Linear(value_hidden, 1)
         )
+        # Each cell's final stone, +1 the player to move's, -1 the opponent's (a 1x1 conv).
+        self.ownership_out = (
+            nn.Conv2d(channels, 1, kernel_size=1) if config.ownership_head else None
+        )
         self._cell_index_cache: dict[tuple[int, torch.device], torch.Tensor] = {}
 
     def cell_index(self, side: int, device: torch.device) -> torch.Tensor:
@@ -180,6 +191,29 @@ class PolicyValueNet(nn.Module):
         Returns:
             logits [n, A] (float32 unless under autocast), values [n] in [-1, 1].
         """
+        logits, values, _ = self._heads(planes, legal_mask, ownership=False)
+        return logits, values
+
+    def forward_with_ownership(
+        self, planes: torch.Tensor, legal_mask: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """`forward`'s logits and values, and the ownership head's prediction.
+
+        Returns:
+            logits [n, A], values [n], ownership [n, K] in [-1, 1]: each cell's final stone
+            (+1 the player to move's, -1 the opponent's, 0 empty).
+
+        Raises:
+            ValueError: for a net built without ``ownership_head``.
+        """
+        if self.ownership_out is None:
+            raise ValueError("this net has no ownership head (model.ownership_head=false)")
+        return self._heads(planes, legal_mask, ownership=True)
+
+    def _heads(
+        self, planes: torch.Tensor, legal_mask: torch.Tensor | None, *, ownership: bool
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
+        """The trunk, then the heads (the ownership head only when asked for)."""
         side = self._check_planes(planes)
         n = planes.shape[0]
         mask = planes[:, ON_BOARD_PLANE : ON_BOARD_PLANE + 1]  # [n, 1, H, W]
@@ -204,7 +238,11 @@ class PolicyValueNet(nn.Module):
                     f"got {tuple(legal_mask.shape)}"
                 )
             logits = logits.masked_fill(~legal_mask.to(torch.bool), float("-inf"))
-        return logits, values
+        owner = None
+        if ownership:
+            points = self.ownership_out(x).reshape(n, -1)  # [n, H * W]
+            owner = torch.tanh(points.index_select(1, self.cell_index(side, planes.device)))
+        return logits, values, owner
 
     def _check_planes(self, planes: torch.Tensor) -> int:
         """The board side of ``planes``, or a ValueError naming what is wrong with them."""

@@ -107,11 +107,20 @@ class Learner:
         return base
 
     def losses(self, samples: Samples) -> dict[str, torch.Tensor]:
-        """The loss terms on ``samples`` as scalar tensors (with gradients)."""
+        """The loss terms on ``samples`` as scalar tensors (with gradients).
+
+        With ``ownership_weight`` > 0 (a net with an ownership head) the total adds that
+        weight times the mean squared error of the predicted final stones, over the cells of
+        the positions whose game was played to the end (``Samples.owned``).
+        """
         planes = torch.as_tensor(samples.planes, device=self.device)
         target_policy = torch.as_tensor(samples.policies, device=self.device)
         target_value = torch.as_tensor(samples.values, device=self.device)
-        logits, values = self.net(planes)
+        owning = self.settings.ownership_weight > 0
+        if owning:
+            logits, values, ownership = self.net.forward_with_ownership(planes)
+        else:
+            logits, values = self.net(planes)
         legal = legal_mask_from_planes(planes, self.board)
         log_probs = torch.log_softmax(logits.float().masked_fill(~legal, _MASKED_LOGIT), dim=1)
         # Rows of zeros carry no policy target (cheap searches): the mean is over the others.
@@ -121,7 +130,14 @@ class Learner:
         probs = log_probs.exp()
         entropy = -(probs * log_probs).sum(dim=1).mean()
         total = self.settings.policy_weight * policy + self.settings.value_weight * value
-        return {"policy": policy, "value": value, "total": total, "entropy": entropy.detach()}
+        terms = {"policy": policy, "value": value}
+        if owning:
+            owned = torch.as_tensor(samples.owned, device=self.device).float()  # [n]
+            target = torch.as_tensor(samples.ownership, device=self.device).float()  # [n, K]
+            errors = ((ownership.float() - target) ** 2).mean(dim=1)  # [n]
+            terms["ownership"] = (errors * owned).sum() / owned.sum().clamp(min=1.0)
+            total = total + self.settings.ownership_weight * terms["ownership"]
+        return {**terms, "total": total, "entropy": entropy.detach()}
 
     def train_step(self, samples: Samples) -> dict[str, float]:
         """One gradient step on ``samples``.

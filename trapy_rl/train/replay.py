@@ -3,10 +3,11 @@
 Shapes: N capacity, n a batch, C planes, H x W grid, A actions.
 
 Each position is (planes [C, H, W] float32 from `encode_planes`, the search's visit
-distribution [A] float32, the outcome z in {-1, +1} for the player to move). Batches may be
-mirrored with `mirror_planes` / `mirror_policy`, the board's one symmetry: ``"random"``
-mirrors each drawn sample with probability 1/2, ``"both"`` returns every drawn sample and its
-mirror image (a batch of 2n), ``"none"`` leaves them alone.
+distribution [A] float32, the outcome z in {-1, +1} for the player to move, and the final
+stones [K] int8 with whether the game was played to the end, for the ownership target).
+Batches may be mirrored with `mirror_planes` / `mirror_policy`, the board's one symmetry:
+``"random"`` mirrors each drawn sample with probability 1/2, ``"both"`` returns every drawn
+sample and its mirror image (a batch of 2n), ``"none"`` leaves them alone.
 """
 
 from __future__ import annotations
@@ -32,11 +33,25 @@ class Samples:
         policies: [n, A] float32, the search's policy targets (each row sums to 1), or a row
             of zeros: no policy target (a move of a cheap search, playout cap randomization).
         values: [n] float32, the outcome for the player to move, -1 or +1.
+        ownership: [n, K] int8, the final stones from the view of the player to move: +1
+            theirs, -1 the opponent's, 0 empty at the end (the auxiliary ownership target);
+            None: unknown (all zero, not a target).
+        owned: [n] bool, the game was played to the end, so ``ownership`` is a target (a
+            resigned game's final stones are not its outcome's); None: all False.
     """
 
     planes: np.ndarray
     policies: np.ndarray
     values: np.ndarray
+    ownership: np.ndarray | None = None
+    owned: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        n, k = len(self.values), self.policies.shape[1] - 1
+        if self.ownership is None:
+            self.ownership = np.zeros((n, k), np.int8)
+        if self.owned is None:
+            self.owned = np.zeros(n, bool)
 
     def __len__(self) -> int:
         return len(self.values)
@@ -58,12 +73,28 @@ class Samples:
             np.concatenate([p.planes for p in parts]),
             np.concatenate([p.policies for p in parts]),
             np.concatenate([p.values for p in parts]),
+            np.concatenate([p.ownership for p in parts]),
+            np.concatenate([p.owned for p in parts]),
+        )
+
+    def take(self, index: np.ndarray) -> Samples:
+        """The positions ``index`` ([m] int or [n] bool), copied."""
+        return Samples(
+            self.planes[index],
+            self.policies[index],
+            self.values[index],
+            self.ownership[index],
+            self.owned[index],
         )
 
     def mirrored(self, board: Board) -> Samples:
         """The same positions reflected by the board's mirror."""
         return Samples(
-            mirror_planes(self.planes, board), mirror_policy(self.policies, board), self.values
+            mirror_planes(self.planes, board),
+            mirror_policy(self.policies, board),
+            self.values,
+            self.ownership[..., board.mirror_cells],
+            self.owned,
         )
 
 
@@ -82,6 +113,8 @@ class ReplayBuffer:
         self.planes = np.zeros((capacity, NUM_PLANES, height, width), np.float32)  # [N,C,H,W]
         self.policies = np.zeros((capacity, board.num_actions), np.float32)  # [N, A]
         self.values = np.zeros(capacity, np.float32)  # [N]
+        self.ownership = np.zeros((capacity, board.num_cells), np.int8)  # [N, K]
+        self.owned = np.zeros(capacity, bool)  # [N]
         self.size = 0  # positions held, <= capacity
         self.cursor = 0  # where the next position goes
         self.total_added = 0  # positions ever added
@@ -103,17 +136,15 @@ class ReplayBuffer:
                 f"{self.policies.shape[1:]}"
             )
         if n > self.capacity:  # only the newest fit
-            samples = Samples(
-                samples.planes[-self.capacity :],
-                samples.policies[-self.capacity :],
-                samples.values[-self.capacity :],
-            )
+            samples = samples.take(np.arange(n - self.capacity, n))
             self.total_added += n - self.capacity
             n = self.capacity
         index = (self.cursor + np.arange(n)) % self.capacity
         self.planes[index] = samples.planes
         self.policies[index] = samples.policies
         self.values[index] = samples.values
+        self.ownership[index] = samples.ownership
+        self.owned[index] = samples.owned
         self.cursor = (self.cursor + n) % self.capacity
         self.size = min(self.size + n, self.capacity)
         self.total_added += n
@@ -131,7 +162,13 @@ class ReplayBuffer:
         if self.size == 0:
             raise ValueError("cannot sample from an empty replay buffer")
         index = rng.integers(0, self.size, size=batch_size)
-        drawn = Samples(self.planes[index], self.policies[index], self.values[index])
+        drawn = Samples(
+            self.planes[index],
+            self.policies[index],
+            self.values[index],
+            self.ownership[index],
+            self.owned[index],
+        )
         if mirror == "both":
             return Samples.concatenate([drawn, drawn.mirrored(self.board)], self.board)
         if mirror == "random":
@@ -139,6 +176,7 @@ class ReplayBuffer:
             if flip.any():
                 drawn.planes[flip] = mirror_planes(drawn.planes[flip], self.board)
                 drawn.policies[flip] = mirror_policy(drawn.policies[flip], self.board)
+                drawn.ownership[flip] = drawn.ownership[flip][:, self.board.mirror_cells]
         return drawn
 
     # ------------------------------------------------------------------ checkpoints
@@ -160,6 +198,8 @@ class ReplayBuffer:
             "planes_bits": np.packbits(planes.astype(bool).reshape(-1)),
             "policies": self.policies[: self.size].copy(),
             "values": self.values[: self.size].copy(),
+            "ownership": self.ownership[: self.size].copy(),
+            "owned": self.owned[: self.size].copy(),
         }
 
     def load_state_dict(self, state: dict) -> None:
@@ -176,13 +216,23 @@ class ReplayBuffer:
         planes = planes.reshape(shape).astype(np.float32)
         policies, values = np.asarray(state["policies"]), np.asarray(state["values"])
         size, cursor = int(state["size"]), int(state["cursor"])
+        # Checkpoints written before the ownership target held none: no target there.
+        ownership = state.get("ownership")
+        held = Samples(
+            planes,
+            policies,
+            values,
+            None if ownership is None else np.asarray(ownership).astype(np.int8),
+            None if ownership is None else np.asarray(state["owned"]).astype(bool),
+        )
         if int(state["capacity"]) == self.capacity:
             self.planes[:size], self.policies[:size], self.values[:size] = planes, policies, values
+            self.ownership[:size], self.owned[:size] = held.ownership, held.owned
             self.size, self.cursor = size, cursor
         else:
             order = (cursor - size + np.arange(size)) % size if size else np.zeros(0, int)
             if size < int(state["capacity"]):
                 order = np.arange(size)
             self.size = self.cursor = 0
-            self.add(Samples(planes[order], policies[order], values[order]))
+            self.add(held.take(order))
         self.total_added = int(state["total_added"])

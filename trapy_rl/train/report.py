@@ -68,8 +68,9 @@ class Reporter:
             "replay/size": float(replay_size),
         }
         if reports:
-            for key in ("policy", "value", "total", "entropy"):
-                metrics[f"loss/{key}"] = float(np.mean([r[key] for r in reports]))
+            for key in ("policy", "value", "ownership", "total", "entropy"):
+                if key in reports[0]:
+                    metrics[f"loss/{key}"] = float(np.mean([r[key] for r in reports]))
             metrics["optim/lr"] = reports[-1]["lr"]
             metrics["optim/steps"] = float(steps)
         return metrics

@@ -332,11 +332,16 @@ class SelfPlay:
             kept = length + 1 if batch.resigned[g] else length
             winner = int(batch.winner[g])
             players = self._players[g, :kept]
+            stones = batch.stones[g]  # [K] the final position: 0 empty, 1 blue, 2 yellow
+            mine = stones[None, :] == players[:, None]  # [kept, K]
+            ownership = np.where(mine, 1, np.where(stones[None, :] == 0, 0, -1))
             parts.append(
                 Samples(
                     self._planes[g, :kept].copy(),
                     self._policies[g, :kept].copy(),
                     np.where(players == winner, 1.0, -1.0).astype(np.float32),
+                    ownership.astype(np.int8),
+                    np.full(kept, not batch.resigned[g]),
                 )
             )
             records.append(

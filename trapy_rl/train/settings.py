@@ -153,6 +153,7 @@ class OptimSettings:
     batch_size: int = 128
     policy_weight: float = 1.0
     value_weight: float = 1.0
+    ownership_weight: float = 0.0  # > 0: the auxiliary ownership loss (model.ownership_head)
     grad_clip: float = 0.0  # max gradient norm, 0 for none
 
     def __post_init__(self) -> None:
@@ -163,7 +164,8 @@ class OptimSettings:
                self.lr_schedule)  # fmt: skip
         _check(p, "warmup_steps", self.warmup_steps >= 0, ">= 0", self.warmup_steps)
         _check(p, "batch_size", self.batch_size >= 1, ">= 1", self.batch_size)
-        for name in ("momentum", "weight_decay", "policy_weight", "value_weight", "grad_clip"):
+        weights = ("policy_weight", "value_weight", "ownership_weight")
+        for name in ("momentum", "weight_decay", *weights, "grad_clip"):
             value = getattr(self, name)
             _check(p, name, value >= 0 and math.isfinite(value), "finite and >= 0", value)
         _raise(p, "optim")
@@ -251,6 +253,8 @@ class TrainConfig:
 
     def __post_init__(self) -> None:
         p: list[str] = []
+        if self.optim.ownership_weight > 0 and not self.model.ownership_head:
+            p.append("optim.ownership_weight > 0 needs a net with model.ownership_head=true")
         _check(p, "side", 2 <= self.side <= 40, "between 2 and 40", self.side)
         _check(p, "seed", self.seed >= 0, ">= 0", self.seed)
         _check(p, "iterations", self.iterations >= 0, ">= 0", self.iterations)
