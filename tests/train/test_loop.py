@@ -182,3 +182,24 @@ def test_an_ownership_run_logs_its_loss_and_a_config_without_the_head_is_refused
     assert any("loss/ownership" in row for row in result.history)
     with pytest.raises(ValueError, match=r"needs a net with model\.ownership_head"):
         make_config(tmp_path, **{"optim.ownership_weight": 1.0})
+
+
+def test_a_board_size_curriculum_moves_the_net_to_larger_boards_and_resumes_exactly(
+    tmp_path, make_config
+):
+    options = {"curriculum.sides": [3], "curriculum.until": [2]}
+    straight = train(make_config(tmp_path / "straight", iterations=3, **options))
+    sides = {
+        name: load_checkpoint(tmp_path / "straight" / "checkpoints" / name)["side"]
+        for name in ("ckpt_000001.pt", "ckpt_000002.pt", "ckpt_000003.pt")
+    }
+    assert sides == {"ckpt_000001.pt": 3, "ckpt_000002.pt": 3, "ckpt_000003.pt": 4}
+    first = train(make_config(tmp_path / "split", iterations=2, **options))
+    resumed = train(
+        make_config(tmp_path / "resumed", iterations=3, resume=str(first.run_dir), **options)
+    )
+    a, b = weights(straight.checkpoint), weights(resumed.checkpoint)
+    for key in a:
+        assert torch.equal(a[key], b[key]), key
+    with pytest.raises(ValueError, match=r"curriculum\.until"):
+        make_config(tmp_path, **{"curriculum.sides": [3, 4], "curriculum.until": [5]})

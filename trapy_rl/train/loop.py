@@ -168,7 +168,7 @@ def _build(cfg: TrainConfig) -> _Run:
     random.seed(cfg.seed)
     np.random.seed(cfg.seed % 2**32)  # noqa: NPY002 (for code that uses the global state)
     torch.manual_seed(cfg.seed)
-    board = Board(cfg.side)
+    board = Board(cfg.curriculum.side_at(0, cfg.side))
     net = PolicyValueNet(cfg.model)
     device = torch.device(cfg.device)
     evaluator = NetEvaluator(net, device=device, bf16=cfg.bf16)
@@ -206,13 +206,17 @@ def _resume(run: _Run, path: str) -> None:
         raise CheckpointError(
             f"{payload['path']}: not a checkpoint of a training run (lacks {', '.join(missing)})"
         )
-    check_compatible(payload, side=run.board.side, model=run.cfg.model)
+    # The side of the last iteration played: the next one moves on if the curriculum does.
+    iteration = int(payload["counters"].get("iteration", 0))
+    side = run.cfg.curriculum.side_at(max(iteration - 1, 0), run.cfg.side)
+    check_compatible(payload, side=side, model=run.cfg.model)
+    run.counters.update(payload["counters"])
+    _set_side(run, side)
     run.net.load_state_dict(payload["model"]["state"])
     run.learner.load_state_dict(payload["learner"])
     if payload.get("replay") is not None:
         run.replay.load_state_dict(payload["replay"])
     run.selfplay.load_state_dict(payload["selfplay"])
-    run.counters.update(payload["counters"])
     run.seconds = float((payload.get("clock") or {}).get("seconds", 0.0))
     if run.resign is not None and payload.get("resign") is not None:
         run.resign.load_state_dict(payload["resign"])
@@ -220,10 +224,26 @@ def _resume(run: _Run, path: str) -> None:
     print(f"resumed from {payload['path']} at iteration {run.counters['iteration']}", flush=True)
 
 
+def _set_side(run: _Run, side: int) -> None:
+    """Move the run to the side-``side`` board (a curriculum stage): new games, an empty
+    replay window; the net, the optimiser and the counters carry over."""
+    if side == run.board.side:
+        return
+    cfg = run.cfg
+    run.selfplay.close()
+    run.board = run.learner.board = Board(side)
+    run.replay = ReplayBuffer(run.board, cfg.replay.capacity)
+    run.selfplay = make_selfplay_backend(run.net, run.evaluator, run.board, cfg)
+    run.starts = tuple(load_starts(run.board)) if cfg.eval.every else ()
+    print(f"curriculum: side {side} from iteration {run.counters['iteration']}", flush=True)
+
+
 def _iterate(run: _Run, reporter: Reporter) -> dict[str, float]:
     """One iteration: self-play, learning, evaluation when due, and its report."""
-    cfg, counters, replay = run.cfg, run.counters, run.replay
+    cfg, counters = run.cfg, run.counters
     iteration = counters["iteration"]
+    _set_side(run, cfg.curriculum.side_at(iteration, cfg.side))
+    replay = run.replay
     started = time.perf_counter()
 
     # 1. self-play
@@ -294,7 +314,7 @@ def _evaluate(run: _Run, reporter: Reporter) -> dict[str, float]:
         figure = opening_values_figure(run.evaluator, run.board, title=f"iteration {iteration}")
         reporter.writer.add_figure("eval/opening_values", figure, iteration)
     metrics = {f"eval/win_rate_vs_{tag_name(spec)}": m.win_rate for spec, m in matches.items()}
-    if run.pool is not None:
+    if run.pool is not None and run.board.side == run.pool.side:  # not on a curriculum's boards
         ratings = pool_rating(matches, run.pool)
         metrics["eval/pool_elo"] = float(ratings.ratings[-1])
         metrics["eval/pool_elo_low"] = float(ratings.lower[-1])

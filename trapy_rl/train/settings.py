@@ -36,6 +36,7 @@ __all__ = [
     "LR_SCHEDULES",
     "OPTIMIZERS",
     "CheckpointSettings",
+    "CurriculumSettings",
     "EvalSettings",
     "LoggerSettings",
     "OptimSettings",
@@ -230,6 +231,41 @@ class CheckpointSettings:
 
 
 @dataclass(frozen=True)
+class CurriculumSettings:
+    """A board-size curriculum (``configs/curriculum/``): the net is fully convolutional, so
+    one set of weights learns on small boards first and on the run's own ``side`` after.
+
+    Side ``sides[i]`` is played until iteration ``until[i]`` (the iterations increasing), the
+    run's ``side`` from the last of them on. At each change self-play starts new games and the
+    replay window starts empty (its positions do not fit the new board); the net and the
+    optimiser carry over. Empty: the run's side throughout.
+    """
+
+    sides: tuple[int, ...] = ()
+    until: tuple[int, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "sides", tuple(int(s) for s in self.sides))
+        object.__setattr__(self, "until", tuple(int(i) for i in self.until))
+        p: list[str] = []
+        _check(p, "until", len(self.until) == len(self.sides), "one iteration per side",
+               self.until)  # fmt: skip
+        _check(p, "until", list(self.until) == sorted(set(self.until)) and
+               all(i > 0 for i in self.until), "increasing and > 0", self.until)  # fmt: skip
+        _check(p, "sides", all(2 <= s <= 40 for s in self.sides), "between 2 and 40",
+               self.sides)  # fmt: skip
+        _raise(p, "curriculum")
+
+    def side_at(self, iteration: int, final_side: int) -> int:
+        """The side played at ``iteration`` (0-based) of a run whose own side is
+        ``final_side``."""
+        for side, until in zip(self.sides, self.until):
+            if iteration < until:
+                return side
+        return final_side
+
+
+@dataclass(frozen=True)
 class TrainConfig:
     """A whole training run (``configs/train.yaml``); see `trapy_rl.train.train`."""
 
@@ -250,6 +286,7 @@ class TrainConfig:
     logger: LoggerSettings = field(default_factory=LoggerSettings)
     eval: EvalSettings = field(default_factory=EvalSettings)
     checkpoint: CheckpointSettings = field(default_factory=CheckpointSettings)
+    curriculum: CurriculumSettings = field(default_factory=CurriculumSettings)
 
     def __post_init__(self) -> None:
         p: list[str] = []
