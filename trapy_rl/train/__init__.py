@@ -1,7 +1,8 @@
 """AlphaZero training: self-play, the replay window, the learner, checkpoints, the loop.
 
-from trapy_rl.train import train, load_network
-result = train(cfg)                 # cfg: trapy_rl.config.TrainConfig or a Hydra config
+from trapy_rl.train import TrainConfig, load_network, train
+cfg = TrainConfig().replace({"side": 10, "mcts.num_simulations": 64})   # frozen settings
+result = train(cfg)
 net, info = load_network(result.checkpoint)
 """
 
@@ -10,6 +11,7 @@ from trapy_rl.train.learner import Learner
 from trapy_rl.train.loop import TrainResult, train
 from trapy_rl.train.replay import ReplayBuffer, Samples
 from trapy_rl.train.selfplay import GameRecord, SelfPlay, SelfPlayResult
+from trapy_rl.train.settings import TrainConfig
 
 __all__ = [
     "CheckpointError",
@@ -19,6 +21,7 @@ __all__ = [
     "Samples",
     "SelfPlay",
     "SelfPlayResult",
+    "TrainConfig",
     "TrainResult",
     "load_checkpoint",
     "load_network",
