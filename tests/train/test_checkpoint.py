@@ -169,3 +169,19 @@ def test_weights_that_do_not_fit_the_net(tmp_path):
     save_checkpoint(tmp_path / "w.pt", payload)
     with pytest.raises(CheckpointError, match=r"w\.pt: weights do not fit the net"):
         load_network(tmp_path / "w.pt")
+
+
+def test_a_net_only_export_plays_like_the_original_and_is_small(tmp_path):
+    from trapy_rl.train.checkpoint import export_network
+
+    net, payload = net_payload()
+    payload["replay"] = {"planes": np.zeros((500, 9, 4, 7), np.float32)}  # what resuming needs
+    source = save_checkpoint(tmp_path / "run.pt", payload)
+    exported = export_network(source, tmp_path / "net.pt")
+    assert exported.stat().st_size < source.stat().st_size / 3
+    loaded, info = load_network(exported)
+    for key, value in net.state_dict().items():
+        assert torch.equal(loaded.state_dict()[key], value), key
+    assert info["iteration"] == 7 and info["step"] == 1 and info["side"] == 4
+    kept = load_checkpoint(exported)
+    assert "replay" not in kept and "rng" not in kept and kept["source"] == "run.pt"

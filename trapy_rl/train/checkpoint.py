@@ -41,6 +41,7 @@ __all__ = [
     "VERSION",
     "CheckpointError",
     "check_compatible",
+    "export_network",
     "find_checkpoint",
     "get_rng_state",
     "load_checkpoint",
@@ -231,6 +232,28 @@ def write_run_checkpoint(
         for old in sorted(folder.glob("ckpt_*.pt"))[:-keep]:
             old.unlink(missing_ok=True)
     return numbered
+
+
+# What a net-only checkpoint keeps: enough to play and to say where the net came from.
+NETWORK_KEYS = ("side", "model", "counters", "config", "clock")
+
+
+def export_network(src: str | os.PathLike, dst: str | os.PathLike) -> Path:
+    """Write a net-only copy of a checkpoint (or a run folder's latest) to ``dst``.
+
+    It keeps the board side, the net, the counters, the gradient steps, the run's config and
+    its training clock (`NETWORK_KEYS`), and drops what only resuming needs (optimiser,
+    replay window, games in progress, random states): a file small enough to ship, which
+    every agent spec and `load_network` read like the original.
+
+    Raises:
+        CheckpointError: naming the source when it cannot be read.
+    """
+    payload = load_checkpoint(src)
+    kept = {key: payload[key] for key in NETWORK_KEYS if key in payload}
+    kept["learner"] = {"step": int((payload.get("learner") or {}).get("step", 0))}
+    kept["source"] = Path(payload["path"]).name
+    return save_checkpoint(dst, kept)
 
 
 def load_network(
