@@ -21,13 +21,14 @@ import numpy as np
 import torch
 import yaml
 
+from trapy_rl.config import CONFIG_DIR
 from trapy_rl.game.batch import BatchGame
 from trapy_rl.game.planes import encode_planes
 from trapy_rl.game.sampling import random_legal_actions
 from trapy_rl.nn import NetConfig, NetEvaluator, PolicyValueNet, bf16_supported
 from trapy_rl.nn.device import cpu_bf16_flags
 
-PRESETS = Path(__file__).resolve().parents[1] / "configs" / "model"
+PRESETS = Path(CONFIG_DIR) / "model"
 SIDE = 10
 
 

@@ -142,9 +142,10 @@ def default_net_rows(*, quick: bool, num_games: int = 256) -> list[dict]:
     import torch
     import yaml
 
+    from trapy_rl.config import CONFIG_DIR
     from trapy_rl.nn import NetConfig, NetEvaluator, PolicyValueNet
 
-    model = yaml.safe_load((ROOT / "configs" / "model" / "small.yaml").read_text())
+    model = yaml.safe_load((Path(CONFIG_DIR) / "model" / "small.yaml").read_text())
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # as training runs it (threads: 1 in configs/train.yaml)
     try:

@@ -7,12 +7,13 @@ from hydra import compose, initialize_config_dir
 from hydra.errors import ConfigCompositionException
 from omegaconf import OmegaConf
 
+from trapy_rl.config import CONFIG_DIR as CONFIG_PATH
 from trapy_rl.config import train_config
 from trapy_rl.mcts import SearchSettings
 from trapy_rl.nn import NetConfig
 from trapy_rl.train.settings import TrainConfig
 
-CONFIG_DIR = Path(__file__).resolve().parents[1] / "configs"
+CONFIG_DIR = Path(CONFIG_PATH)
 GROUPS = sorted(p.name for p in CONFIG_DIR.iterdir() if p.is_dir())
 OPTIONS = [(group, p.stem) for group in GROUPS for p in sorted((CONFIG_DIR / group).glob("*.yaml"))]
 

@@ -26,8 +26,10 @@ from trapy_rl.train.settings import TrainConfig
 
 __all__ = ["CONFIG_DIR", "hydra_schema", "register_configs", "train_config"]
 
-CONFIG_DIR = str(Path(__file__).resolve().parents[1] / "configs")
-"""The folder of the YAML files every command line composes (``train``, ``eval``, ...)."""
+CONFIG_DIR = str(Path(__file__).resolve().parent / "configs")
+"""The folder of the YAML files every command line composes (``train``, ``eval``, ...): they
+ship inside the package, so the commands work from any folder after ``pip install``; in a
+source checkout ``configs/`` at the top links to it."""
 
 
 @functools.cache

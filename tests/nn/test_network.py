@@ -10,12 +10,13 @@ import torch
 import yaml
 from nn_helpers import random_positions, tiny_net
 
+from trapy_rl.config import CONFIG_DIR
 from trapy_rl.game.batch import BatchGame
 from trapy_rl.game.board import Board
 from trapy_rl.game.planes import NUM_PLANES, PLANE_NAMES, encode_planes, mirror_planes
 from trapy_rl.nn import NetConfig, PolicyValueNet
 
-PRESETS = Path(__file__).resolve().parents[2] / "configs" / "model"
+PRESETS = Path(CONFIG_DIR) / "model"
 ON_BOARD = PLANE_NAMES.index("on_board")
 
 
