@@ -47,15 +47,27 @@ def weights(path):
     return load_checkpoint(path)["model"]["state"]
 
 
-def test_resume_continues_exactly_as_without_stopping(tmp_path, make_config):
-    straight = train(make_config(tmp_path / "straight", iterations=2))
-    first = train(make_config(tmp_path / "split", iterations=1))
-    resumed = train(make_config(tmp_path / "resumed", iterations=2, resume=str(first.run_dir)))
-    assert resumed.iterations == 2
+def straight_and_resumed(tmp_path, make_config, *, iterations: int, split: int, **options):
+    """A run of ``iterations`` straight through, and one stopped after ``split`` and resumed;
+    asserts their final weights are equal and returns both results."""
+    straight = train(make_config(tmp_path / "straight", iterations=iterations, **options))
+    first = train(make_config(tmp_path / "split", iterations=split, **options))
+    resumed = train(
+        make_config(
+            tmp_path / "resumed", iterations=iterations, resume=str(first.run_dir), **options
+        )
+    )
     a, b = weights(straight.checkpoint), weights(resumed.checkpoint)
     assert a.keys() == b.keys()
     for key in a:
         assert torch.equal(a[key], b[key]), key
+    return straight, first, resumed
+
+
+def test_resume_continues_exactly_as_without_stopping(tmp_path, make_config):
+    straight, first, resumed = straight_and_resumed(tmp_path, make_config, iterations=2, split=1)
+    assert resumed.iterations == 2
+    a = weights(straight.checkpoint)
     # and the learning actually changed the weights in the second iteration
     c = weights(first.checkpoint)
     assert any(not torch.equal(a[key], c[key]) for key in a if a[key].is_floating_point())
@@ -117,14 +129,7 @@ def test_worker_processes_train_and_their_games_resume_only_with_workers(tmp_pat
 @pytest.mark.slow
 def test_worker_processes_resume_exactly(tmp_path, make_config):
     options = {"selfplay.num_workers": 2}
-    straight = train(make_config(tmp_path / "straight", iterations=2, **options))
-    first = train(make_config(tmp_path / "split", iterations=1, **options))
-    resumed = train(
-        make_config(tmp_path / "resumed", iterations=2, resume=str(first.run_dir), **options)
-    )
-    a, b = weights(straight.checkpoint), weights(resumed.checkpoint)
-    for key in a:
-        assert torch.equal(a[key], b[key]), key
+    straight_and_resumed(tmp_path, make_config, iterations=2, split=1, **options)
 
 
 def test_a_run_rates_itself_on_a_pools_fixed_scale(tmp_path, make_config):
@@ -149,17 +154,13 @@ def test_a_run_rates_itself_on_a_pools_fixed_scale(tmp_path, make_config):
 
 def test_calibrated_resignation_is_logged_and_resumes_exactly(tmp_path, make_config):
     options = {"selfplay.resign_false_rate": 0.05, "selfplay.resign_playout_fraction": 0.5}
-    straight = train(make_config(tmp_path / "straight", iterations=2, **options))
-    assert all("selfplay/resign_threshold" in row for row in straight.history)
-    first = train(make_config(tmp_path / "split", iterations=1, **options))
-    resumed = train(
-        make_config(tmp_path / "resumed", iterations=2, resume=str(first.run_dir), **options)
+    straight, _, resumed = straight_and_resumed(
+        tmp_path, make_config, iterations=2, split=1, **options
     )
+    assert all("selfplay/resign_threshold" in row for row in straight.history)
     a, b = load_checkpoint(straight.checkpoint), load_checkpoint(resumed.checkpoint)
     assert a["resign"]["threshold"] == b["resign"]["threshold"]
     np.testing.assert_array_equal(a["resign"]["winner_mins"], b["resign"]["winner_mins"])
-    for key in a["model"]["state"]:
-        assert torch.equal(a["model"]["state"][key], b["model"]["state"][key]), key
     with pytest.raises(ValueError, match="needs played-out games"):
         make_config(
             tmp_path,
@@ -188,18 +189,11 @@ def test_a_board_size_curriculum_moves_the_net_to_larger_boards_and_resumes_exac
     tmp_path, make_config
 ):
     options = {"curriculum.sides": [3], "curriculum.until": [2]}
-    straight = train(make_config(tmp_path / "straight", iterations=3, **options))
+    straight_and_resumed(tmp_path, make_config, iterations=3, split=2, **options)
     sides = {
         name: load_checkpoint(tmp_path / "straight" / "checkpoints" / name)["side"]
         for name in ("ckpt_000001.pt", "ckpt_000002.pt", "ckpt_000003.pt")
     }
     assert sides == {"ckpt_000001.pt": 3, "ckpt_000002.pt": 3, "ckpt_000003.pt": 4}
-    first = train(make_config(tmp_path / "split", iterations=2, **options))
-    resumed = train(
-        make_config(tmp_path / "resumed", iterations=3, resume=str(first.run_dir), **options)
-    )
-    a, b = weights(straight.checkpoint), weights(resumed.checkpoint)
-    for key in a:
-        assert torch.equal(a[key], b[key]), key
     with pytest.raises(ValueError, match=r"curriculum\.until"):
         make_config(tmp_path, **{"curriculum.sides": [3, 4], "curriculum.until": [5]})
