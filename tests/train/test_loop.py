@@ -197,3 +197,14 @@ def test_a_board_size_curriculum_moves_the_net_to_larger_boards_and_resumes_exac
     assert sides == {"ckpt_000001.pt": 3, "ckpt_000002.pt": 3, "ckpt_000003.pt": 4}
     with pytest.raises(ValueError, match=r"curriculum\.until"):
         make_config(tmp_path, **{"curriculum.sides": [3, 4], "curriculum.until": [5]})
+
+
+def test_a_wall_clock_budget_stops_the_run_and_is_recorded(tmp_path, make_config):
+    result = train(make_config(tmp_path, iterations=1000, minutes=1e-9))
+    assert result.iterations == 1  # the budget is checked between iterations
+    clock = load_checkpoint(result.checkpoint)["clock"]["seconds"]
+    assert clock > 0
+    from trapy_rl.eval.tournament import run_checkpoints
+
+    (checkpoint,) = run_checkpoints(tmp_path)
+    assert checkpoint.minutes == pytest.approx(clock / 60)

@@ -3,6 +3,9 @@
 `train(cfg)` takes a `trapy_rl.train.settings.TrainConfig` (the command line builds one from
 the composed Hydra config) and never imports Hydra. One iteration:
 
+The run stops after ``iterations``, or once its training clock reaches ``minutes`` (the way to
+compare training settings at equal wall-clock).
+
 1. self-play: ``selfplay.moves_per_iteration`` searched moves in each of ``selfplay.num_games``
    games; finished games' positions go into the replay window;
 2. learn: once the window holds ``replay.min_size`` positions, ``replay.train_ratio`` training
@@ -132,7 +135,7 @@ def train(cfg: TrainConfig) -> TrainResult:
     result = TrainResult(run_dir=run.run_dir, checkpoint=None, iterations=0)
     saved_at = run.counters["iteration"] if cfg.resume else -1
     try:
-        while run.counters["iteration"] < cfg.iterations:
+        while run.counters["iteration"] < cfg.iterations and not _out_of_time(run):
             metrics = _iterate(run, reporter)
             result.history.append({"iteration": run.counters["iteration"], **metrics})
             if cfg.checkpoint.every and run.counters["iteration"] % cfg.checkpoint.every == 0:
@@ -156,6 +159,14 @@ def train(cfg: TrainConfig) -> TrainResult:
     reporter.close()
     print(f"checkpoint: {result.checkpoint}", flush=True)
     return result
+
+
+def _out_of_time(run: _Run) -> bool:
+    """The run's wall-clock budget (``minutes``, on the training clock) is spent."""
+    if run.cfg.minutes > 0 and run.seconds >= 60.0 * run.cfg.minutes:
+        print(f"stopping: {run.seconds / 60:.1f} training minutes reached", flush=True)
+        return True
+    return False
 
 
 def _build(cfg: TrainConfig) -> _Run:
@@ -279,7 +290,7 @@ def _iterate(run: _Run, reporter: Reporter) -> dict[str, float]:
         metrics.update(_evaluate(run, reporter))
     metrics["perf/iteration_s"] = time.perf_counter() - started
     run.seconds += metrics["perf/iteration_s"]
-    reporter.log(metrics, counters)
+    reporter.log(metrics, counters, run.seconds)
     reporter.warn(collapse_warnings(metrics, run.board), counters["iteration"])
     return metrics
 

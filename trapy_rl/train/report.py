@@ -33,6 +33,7 @@ class Reporter:
 
     def __init__(self, run_dir: Path, cfg: TrainConfig, *, first_iteration: int) -> None:
         self.total = cfg.iterations
+        self.budget = 60.0 * cfg.minutes  # seconds, 0 for none
         self.writer = None
         checkpoints = run_dir / "checkpoints"
         print(f"run folder: {run_dir}\n  checkpoints: {checkpoints}", flush=True)
@@ -75,8 +76,9 @@ class Reporter:
             metrics["optim/steps"] = float(steps)
         return metrics
 
-    def log(self, metrics: dict[str, float], counters: dict[str, Any]) -> None:
-        """Write ``metrics`` at step ``counters["iteration"]`` and advance the progress."""
+    def log(self, metrics: dict[str, float], counters: dict[str, Any], seconds: float) -> None:
+        """Write ``metrics`` at step ``counters["iteration"]`` and advance the progress;
+        ``seconds`` is the training clock (the ETA counts down a wall-clock budget too)."""
         step = counters["iteration"]
         if self.writer is not None:
             for tag, value in metrics.items():
@@ -84,7 +86,10 @@ class Reporter:
                     self.writer.add_scalar(tag, value, step)
             self.writer.flush()
         per_iteration = (time.perf_counter() - self._started) / max(1, step - self._first)
-        line = _summary_line(counters, metrics, self.total, per_iteration * (self.total - step))
+        eta = per_iteration * (self.total - step)
+        if self.budget > 0:
+            eta = min(eta, max(0.0, self.budget - seconds))
+        line = _summary_line(counters, metrics, self.total, eta)
         if self.bar is not None:
             self.bar.set_postfix_str(line, refresh=False)
             self.bar.update(1)

@@ -272,6 +272,7 @@ class TrainConfig:
     side: int = 5
     seed: int = 0
     iterations: int = 30
+    minutes: float = 0.0  # > 0: also stop once training has run this long (wall-clock)
     device: str = "cpu"
     bf16: bool = False
     threads: int = 1  # torch CPU threads (1 is fastest for small nets), 0 for torch's default
@@ -295,6 +296,7 @@ class TrainConfig:
         _check(p, "side", 2 <= self.side <= 40, "between 2 and 40", self.side)
         _check(p, "seed", self.seed >= 0, ">= 0", self.seed)
         _check(p, "iterations", self.iterations >= 0, ">= 0", self.iterations)
+        _check(p, "minutes", self.minutes >= 0, ">= 0", self.minutes)
         _check(p, "threads", self.threads >= 0, ">= 0", self.threads)
         _raise(p, "")
 
