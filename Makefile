@@ -10,7 +10,7 @@ PY := $(VENV)/bin/python
 # The stamp names the torch requirement, so changing TORCH reinstalls.
 STAMP := $(VENV)/.installed-$(shell printf '%s' '$(TORCH)' | cksum | cut -d' ' -f1)
 
-.PHONY: venv test test-slow train long-run bench lint clean
+.PHONY: venv test test-slow train long-run ablation bench lint clean
 
 venv: $(STAMP)
 
@@ -45,6 +45,12 @@ long-run: venv
 		"checkpoints=$(LONG_RUN_CHECKPOINTS)" games=40 openings=0 out=$(LONG_RUN)/strength
 	$(VENV)/bin/trapy-eval run=$(LONG_RUN) "checkpoints=$(LONG_RUN_CHECKPOINTS)" games=40 \
 		out=$(LONG_RUN)/elo
+
+# Training settings at equal wall-clock on side 10, two runs at a time, each rated on the
+# side-10 pool: ABLATION_MINUTES per run (the table goes to outputs/ablation/ablation.md).
+ABLATION_MINUTES ?= 30
+ablation: venv
+	$(PY) scripts/ablation.py --minutes $(ABLATION_MINUTES)
 
 bench: venv
 	$(PY) scripts/bench.py

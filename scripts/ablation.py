@@ -1,0 +1,133 @@
+"""Training settings compared at equal wall-clock: train each variant, rate it on the pool.
+
+    python scripts/ablation.py --minutes 30                    # every variant of the table
+    python scripts/ablation.py --minutes 30 --only today gumbel --parallel 2
+    python scripts/ablation.py --minutes 0.2 --base debug=smoke --pool FILE   # a quick check
+
+Each variant is a list of ``trapy-train`` overrides on top of ``--base`` (default: Trap Y with
+``experiment=side10``). Every run trains for ``--minutes`` of its own training clock
+(``minutes=...``, one torch thread, ``--parallel`` runs at once: two on a 2-core machine; no
+matches during training), keeps a checkpoint every ``--every`` iterations, then its checkpoints
+are rated against the rating
+pool (`trapy-eval mode=benchmark`, Elo on the pool's fixed scale, against training minutes).
+The table of final ratings goes to ``<out>/ablation.md``; each run's folder keeps its ratings,
+Elo curve and TensorBoard logs. Finished runs and cached matches are not played again.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+# name -> overrides. "today" is the reference; the others add one technique each.
+VARIANTS: dict[str, list[str]] = {
+    "today": [],
+    "calibrated_resign": ["selfplay.resign_false_rate=0.05", "selfplay.resign_min_moves=10"],
+    "gumbel": ["mcts=gumbel"],
+    "playout_cap": ["selfplay.full_search_share=0.25", "selfplay.cheap_num_simulations=8"],
+    "ownership": ["model.ownership_head=true", "optim.ownership_weight=1.0"],
+    "curriculum": ["curriculum.sides=[5,7]", "curriculum.until=[150,300]"],
+    "workers": ["selfplay=workers", "threads=1"],
+}
+BASE = ["experiment=side10"]
+CHEAP_POOL = ["random", "uct:30", "uct:200", "uct:1000"]
+
+
+def train_command(name: str, overrides: list[str], args: argparse.Namespace) -> list[str]:
+    run = args.out / name
+    return [
+        sys.executable, "-m", "trapy_rl.train.cli", *args.base, *overrides,
+        "iterations=1000000", f"minutes={args.minutes}", f"checkpoint.every={args.every}",
+        "checkpoint.keep=0", "checkpoint.replay=false", "eval.every=0", "eval.final_games=0",
+        f"seed={args.seed}", f"hydra.run.dir={run}",
+    ]  # fmt: skip
+
+
+def rate_command(name: str, args: argparse.Namespace) -> list[str]:
+    run = args.out / name
+    members = json.dumps(args.members).replace(" ", "")
+    return [
+        sys.executable, "-m", "trapy_rl.eval.cli", f"run={run}", "mode=benchmark",
+        f"pool={args.pool}", f"pool_members={members}", f"games={args.games}",
+        f"num_simulations={args.simulations}", "device=cpu", "progress=false",
+        f"out={run / 'benchmark'}",
+    ]  # fmt: skip
+
+
+def run_variant(name: str, overrides: list[str], args: argparse.Namespace) -> dict:
+    """Train (unless finished) and rate one variant; returns its final rating row."""
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    run = args.out / name
+    log = run.with_suffix(".log")
+    run.parent.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    if not (run / "checkpoints" / "latest.pt").is_file():
+        with log.open("w") as out:
+            command = train_command(name, overrides, args)
+            subprocess.run(command, check=True, stdout=out, stderr=subprocess.STDOUT, env=env)
+    with log.open("a") as out:
+        subprocess.run(
+            rate_command(name, args), check=True, stdout=out, stderr=subprocess.STDOUT, env=env
+        )
+    ratings = json.loads((run / "benchmark" / "ratings.json").read_text())
+    curve = ratings["curve"]
+    final = curve[-1]["agent"]
+    row = next(r for r in ratings["ratings"] if r["name"] == final)
+    x_key = "minutes" if "minutes" in curve[-1] else "step"
+    print(f"{name}: Elo {row['elo']:.0f} [{row['lower']:.0f}, {row['upper']:.0f}] "
+          f"({time.perf_counter() - started:.0f} s)", flush=True)  # fmt: skip
+    return {**row, "name": name, "overrides": overrides, "x": curve[-1][x_key], "x_key": x_key}
+
+
+def table(rows: list[dict], args: argparse.Namespace) -> str:
+    lines = [
+        f"Equal wall-clock: {args.minutes} training minutes each, base `{' '.join(args.base)}`, "
+        f"rated against {', '.join(args.members)} ({args.games} games each, the net at "
+        f"{args.simulations} simulations), Elo on the pool's scale with 95% intervals.",
+        "",
+        "| variant | overrides | Elo [95% interval] | games | at |",
+        "| --- | --- | ---: | ---: | ---: |",
+    ]
+    for row in rows:
+        shown = " ".join(f"`{o}`" for o in row["overrides"]) or "(none)"
+        lines.append(
+            f"| {row['name']} | {shown} | {row['elo']:.0f} [{row['lower']:.0f}, "
+            f"{row['upper']:.0f}] | {row['games']} | {row['x']:.4g} {row['x_key']} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--minutes", type=float, required=True)
+    parser.add_argument("--only", nargs="*", default=None, help=f"of {list(VARIANTS)}")
+    parser.add_argument("--base", nargs="*", default=BASE)
+    parser.add_argument("--parallel", type=int, default=2)
+    parser.add_argument("--every", type=int, default=60, help="iterations between checkpoints")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--pool", default="default")
+    parser.add_argument("--members", nargs="*", default=CHEAP_POOL)
+    parser.add_argument("--games", type=int, default=40)
+    parser.add_argument("--simulations", type=int, default=200)
+    parser.add_argument("--out", type=Path, default=Path("outputs/ablation"))
+    args = parser.parse_args(argv)
+    names = args.only or list(VARIANTS)
+    unknown = [name for name in names if name not in VARIANTS]
+    if unknown:
+        parser.error(f"unknown variants {unknown}; known: {list(VARIANTS)}")
+    with ThreadPoolExecutor(max_workers=args.parallel) as pool:
+        rows = list(pool.map(lambda n: run_variant(n, VARIANTS[n], args), names))
+    text = table(rows, args)
+    (args.out / "ablation.md").write_text(text, encoding="utf-8")
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
