@@ -40,6 +40,7 @@ def test_the_wheel_holds_the_configs_and_the_start_set(installed) -> None:
     assert (installed / "trapy_rl" / "configs" / "train.yaml").is_file()
     assert (installed / "trapy_rl" / "configs" / "mcts" / "gumbel.yaml").is_file()
     assert (installed / "trapy_rl" / "eval" / "data" / "starts_side10.txt").is_file()
+    assert (installed / "trapy_rl" / "eval" / "data" / "pool_side10.json").is_file()
 
 
 def test_the_command_lines_run_from_another_folder(installed, tmp_path) -> None:

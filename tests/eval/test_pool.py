@@ -58,3 +58,14 @@ def test_pool_files_round_trip_and_bad_ones_are_named(pool, tmp_path) -> None:
         load_pool(path, side=3)
     with pytest.raises(ValueError, match="no rating pool ships for side 7"):
         load_pool("default", side=7)
+
+
+def test_the_shipped_side_10_pool_loads_weakest_first_from_random_at_zero() -> None:
+    from trapy_rl.agents import parse_agent
+
+    pool = load_pool("default", side=10)
+    elos = [member.elo for member in pool.members]
+    assert pool.members[0].spec == "random" and elos[0] == 0.0 and elos == sorted(elos)
+    assert pool.games >= 40 and "python -m trapy_rl.eval.pool" in pool.note
+    for member in pool.members:
+        parse_agent(member.spec, board=Board(10))  # every member is a valid agent spec
