@@ -32,19 +32,19 @@ test-slow: venv
 train: venv
 	$(VENV)/bin/trapy-train
 
-# The default config for about two hours (660 iterations), a checkpoint every 30 kept; then
-# eight of them each against random, uct:200, uct:1000 and uct:5000 (40 games each, about
-# 10 minutes per checkpoint), and against each other (a round robin from random openings).
-# Results are cached in $(LONG_RUN)/eval_cache.jsonl; BENCHMARKS.md has the figures.
+# Trap Y (side 10) with today's recipe (experiment=side10) for two hours of training clock, a
+# checkpoint every 300 iterations kept; then every checkpoint rated on the side-10 pool's four
+# cheaper members (the Elo-against-minutes curve, about 5 minutes a checkpoint) and the last
+# one on the whole pool, uct:5000 included. BENCHMARKS.md has the figures.
 LONG_RUN ?= outputs/long-run
-LONG_RUN_CHECKPOINTS := [30,60,120,240,360,480,600,660]
+LONG_RUN_MINUTES ?= 120
 long-run: venv
-	$(VENV)/bin/trapy-train iterations=660 eval.every=60 checkpoint.every=30 checkpoint.keep=0 \
-		hydra.run.dir=$(LONG_RUN)
-	$(VENV)/bin/trapy-eval run=$(LONG_RUN) mode=baselines "baselines=[random,uct:200,uct:1000,uct:5000]" \
-		"checkpoints=$(LONG_RUN_CHECKPOINTS)" games=40 openings=0 out=$(LONG_RUN)/strength
-	$(VENV)/bin/trapy-eval run=$(LONG_RUN) "checkpoints=$(LONG_RUN_CHECKPOINTS)" games=40 \
-		out=$(LONG_RUN)/elo
+	$(VENV)/bin/trapy-train experiment=side10 iterations=1000000 minutes=$(LONG_RUN_MINUTES) \
+		checkpoint.every=300 checkpoint.keep=0 hydra.run.dir=$(LONG_RUN)
+	$(VENV)/bin/trapy-eval run=$(LONG_RUN) mode=benchmark "pool_members=[random,uct:30,uct:200,uct:1000]" \
+		num_simulations=200 games=40 out=$(LONG_RUN)/curve
+	$(VENV)/bin/trapy-eval run=$(LONG_RUN) mode=benchmark "checkpoints=[-1]" \
+		num_simulations=200 games=40 out=$(LONG_RUN)/final
 
 # Training settings at equal wall-clock on side 10, two runs at a time, each rated on the
 # side-10 pool: ABLATION_MINUTES per run (the table goes to outputs/ablation/ablation.md).

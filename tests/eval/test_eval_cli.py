@@ -212,5 +212,7 @@ def test_benchmark_rates_checkpoints_against_a_fixed_pool(tmp_path) -> None:
     assert "cycles of clear wins" in summary and "head-to-head" in summary
     assert "distinct" in summary
     assert (tmp_path / "out" / "elo_curve.png").read_bytes()[:4] == b"\x89PNG"
-    cheap = evaluate(config(*common, "pool_members=[random]", f"out={tmp_path / 'cheap'}"))
+    newest = ["checkpoints=[-1]", "pool_members=[random]", f"out={tmp_path / 'cheap'}"]
+    cheap = evaluate(config(*common, *newest))
     assert {m.agent_b for m in cheap.matches} == {"random"} and cheap.played == 0  # cached
+    assert {m.agent_a for m in cheap.matches} == {checkpoints[-1]}  # -1: the newest only

@@ -71,7 +71,8 @@ class EvalCommandConfig:
         side: the board side; null takes the run's side, or 10 without a run.
         seed: the tournament seed.
         run: a training run folder (or its checkpoints folder): rate every ``ckpt_*.pt``.
-        checkpoints: with ``run``, the iterations of the checkpoints to rate; empty: all.
+        checkpoints: with ``run``, the iterations of the checkpoints to rate (-1: the newest,
+            -2 the one before, ...); empty: all.
         mode: round_robin (every pair), gauntlet (``focus`` against each other agent),
             baselines (with ``run``: each checkpoint against each baseline, nothing else) or
             benchmark (each agent and checkpoint against the rating pool).
@@ -217,7 +218,11 @@ def _run_agents(cfg) -> tuple[int, list[tuple[str, float]], str]:
         return (DEFAULT_SIDE if side is None else int(side)), [], "training step (gradient steps)"
     checkpoints = run_checkpoints(cfg.run)
     if cfg.checkpoints:
-        wanted = {int(iteration) for iteration in cfg.checkpoints}
+        # A negative number counts from the newest: -1 is the last checkpoint.
+        wanted = {
+            checkpoints[int(i)].iteration if int(i) < 0 and -int(i) <= len(checkpoints) else int(i)
+            for i in cfg.checkpoints
+        }
         missing = sorted(wanted - {c.iteration for c in checkpoints})
         if missing:
             found = [c.iteration for c in checkpoints]
