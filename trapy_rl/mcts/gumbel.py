@@ -24,10 +24,15 @@ from __future__ import annotations
 
 import functools
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+if TYPE_CHECKING:  # the search imports this module
+    from trapy_rl.mcts.search import MCTS
+
 __all__ = [
+    "GumbelRoot",
     "completed_q",
     "considered_visit_sequence",
     "improved_policy",
@@ -150,3 +155,71 @@ def root_scores(
     base = np.maximum(_LOW_SCORE, gumbel + logits + bonus)
     eligible = considered & (visits == considered_visit[:, None])
     return np.where(eligible, base, -np.inf)
+
+
+class GumbelRoot:
+    """The root side of one gumbel search of the games ``gs`` (see `trapy_rl.mcts.gumbel`).
+
+    Args:
+        search: the search (its tree holds the roots, just expanded: one visit each).
+        gs: [n] the games.
+        priors: [n, A] float32, the root priors, -inf at illegal actions.
+        num_simulations: the search's simulations (the halving schedule spans them).
+        add_noise: sample Gumbel noise (self-play), else none (agents: deterministic).
+    """
+
+    def __init__(
+        self,
+        search: MCTS,
+        gs: np.ndarray,
+        priors: np.ndarray,
+        num_simulations: int,
+        *,
+        add_noise: bool,
+    ) -> None:
+        settings, tree = search.settings, search.tree
+        self.search, self.gs = search, gs
+        self.legal = priors > -np.inf  # [n, A]
+        self.priors = np.where(self.legal, priors, 0.0).astype(np.float64)
+        tiny = np.finfo(np.float32).tiny
+        self.logits = np.where(self.legal, np.log(np.maximum(self.priors, tiny)), 0.0)
+        self.gumbel = search.rng.gumbel(size=priors.shape) if add_noise else np.zeros(priors.shape)
+        self.raw_values = tree.node_value_sums[gs, 0] / tree.node_visits[gs, 0]  # [n]
+        k = np.minimum(settings.max_considered, self.legal.sum(axis=1))  # [n]
+        self.considered = np.zeros(priors.shape, dtype=bool)
+        for size in np.unique(k):
+            rows = np.flatnonzero(k == size)
+            scores = self.gumbel[rows] + self.logits[rows]
+            self.considered[rows] = top_k_mask(scores, self.legal[rows], int(size))
+        self.schedule = np.array(  # [n, S] the visits the chosen action needs, per simulation
+            [considered_visit_sequence(int(size), num_simulations) for size in k],
+            dtype=np.float32,
+        ).reshape(len(gs), num_simulations)
+
+    def _bonus(self, visits: np.ndarray) -> np.ndarray:
+        q = self.search.tree.edge_q[self.gs, 0].astype(np.float64)
+        completed = completed_q(q, visits, self.priors, self.raw_values, self.legal)
+        settings = self.search.settings
+        return sigma(completed, visits, c_visit=settings.c_visit, c_scale=settings.c_scale)
+
+    def actions(self, i: int) -> np.ndarray:
+        """[n] the root actions of simulation ``i``."""
+        visits = self.search.tree.edge_visits[self.gs, 0]
+        scores = root_scores(
+            self.gumbel,
+            self.logits,
+            self._bonus(visits),
+            visits,
+            self.schedule[:, i],
+            self.considered,
+        )
+        return scores.argmax(axis=1)
+
+    def finish(self) -> tuple[np.ndarray, np.ndarray]:
+        """The improved policy [n, A] float32 and the action to play [n] int64."""
+        visits = self.search.tree.edge_visits[self.gs, 0]
+        bonus = self._bonus(visits)
+        policy = improved_policy(self.logits, bonus, self.legal)
+        most = np.where(self.considered, visits, -1.0).max(axis=1)
+        scores = root_scores(self.gumbel, self.logits, bonus, visits, most, self.considered)
+        return policy, scores.argmax(axis=1).astype(np.int64)

@@ -48,7 +48,7 @@ import numpy as np
 
 from trapy_rl.game.batch import BatchGame
 from trapy_rl.game.board import Board
-from trapy_rl.mcts import gumbel
+from trapy_rl.mcts.gumbel import GumbelRoot
 from trapy_rl.mcts.policies import (
     add_dirichlet_noise,
     mask_logits,
@@ -206,8 +206,8 @@ class MCTS:
         roots = batch.take(gs)
         self._check_roots(gs, roots)
         tree = self.tree
-        gumbel = self.settings.search == "gumbel"
-        if gumbel:
+        use_gumbel = self.settings.search == "gumbel"
+        if use_gumbel:
             tree.reset(gs)
         fresh = tree.num_nodes[gs] == 0
         self._root_move_count[gs] = roots.move_count
@@ -219,8 +219,8 @@ class MCTS:
         self._settle_priors(tree.node_ids(gs, 0))
         clean_priors = tree.priors[gs, 0].copy()  # [n, A] float32, -inf at illegal actions
         root = None
-        if gumbel:
-            root = _GumbelRoot(self, gs, clean_priors, sims, add_noise=add_noise)
+        if use_gumbel:
+            root = GumbelRoot(self, gs, clean_priors, sims, add_noise=add_noise)
         elif add_noise:
             legal = clean_priors > -np.inf
             noisy = add_dirichlet_noise(
@@ -447,71 +447,3 @@ class MCTS:
         if len(np.unique(games)) != len(games):
             raise ValueError("games must not repeat")
         return games.astype(np.intp)
-
-
-class _GumbelRoot:
-    """The root side of one gumbel search of the games ``gs`` (see `trapy_rl.mcts.gumbel`).
-
-    Args:
-        search: the search (its tree holds the roots, just expanded: one visit each).
-        gs: [n] the games.
-        priors: [n, A] float32, the root priors, -inf at illegal actions.
-        num_simulations: the search's simulations (the halving schedule spans them).
-        add_noise: sample Gumbel noise (self-play), else none (agents: deterministic).
-    """
-
-    def __init__(
-        self,
-        search: MCTS,
-        gs: np.ndarray,
-        priors: np.ndarray,
-        num_simulations: int,
-        *,
-        add_noise: bool,
-    ) -> None:
-        settings, tree = search.settings, search.tree
-        self.search, self.gs = search, gs
-        self.legal = priors > -np.inf  # [n, A]
-        self.priors = np.where(self.legal, priors, 0.0).astype(np.float64)
-        tiny = np.finfo(np.float32).tiny
-        self.logits = np.where(self.legal, np.log(np.maximum(self.priors, tiny)), 0.0)
-        self.gumbel = search.rng.gumbel(size=priors.shape) if add_noise else np.zeros(priors.shape)
-        self.raw_values = tree.node_value_sums[gs, 0] / tree.node_visits[gs, 0]  # [n]
-        k = np.minimum(settings.max_considered, self.legal.sum(axis=1))  # [n]
-        self.considered = np.zeros(priors.shape, dtype=bool)
-        for size in np.unique(k):
-            rows = np.flatnonzero(k == size)
-            scores = self.gumbel[rows] + self.logits[rows]
-            self.considered[rows] = gumbel.top_k_mask(scores, self.legal[rows], int(size))
-        self.schedule = np.array(  # [n, S] the visits the chosen action needs, per simulation
-            [gumbel.considered_visit_sequence(int(size), num_simulations) for size in k],
-            dtype=np.float32,
-        ).reshape(len(gs), num_simulations)
-
-    def _bonus(self, visits: np.ndarray) -> np.ndarray:
-        q = self.search.tree.edge_q[self.gs, 0].astype(np.float64)
-        completed = gumbel.completed_q(q, visits, self.priors, self.raw_values, self.legal)
-        settings = self.search.settings
-        return gumbel.sigma(completed, visits, c_visit=settings.c_visit, c_scale=settings.c_scale)
-
-    def actions(self, i: int) -> np.ndarray:
-        """[n] the root actions of simulation ``i``."""
-        visits = self.search.tree.edge_visits[self.gs, 0]
-        scores = gumbel.root_scores(
-            self.gumbel,
-            self.logits,
-            self._bonus(visits),
-            visits,
-            self.schedule[:, i],
-            self.considered,
-        )
-        return scores.argmax(axis=1)
-
-    def finish(self) -> tuple[np.ndarray, np.ndarray]:
-        """The improved policy [n, A] float32 and the action to play [n] int64."""
-        visits = self.search.tree.edge_visits[self.gs, 0]
-        bonus = self._bonus(visits)
-        policy = gumbel.improved_policy(self.logits, bonus, self.legal)
-        most = np.where(self.considered, visits, -1.0).max(axis=1)
-        scores = gumbel.root_scores(self.gumbel, self.logits, bonus, visits, most, self.considered)
-        return policy, scores.argmax(axis=1).astype(np.int64)
