@@ -27,7 +27,6 @@ from trapy_rl.game.sampling import random_legal_actions
 from trapy_rl.mcts import MCTS, Evaluator, SearchSettings, select_actions
 
 NUM_SIMULATIONS = 64
-ROOT = Path(__file__).resolve().parents[1]
 PLIES = 10
 
 

@@ -22,6 +22,7 @@ Shapes: S starts, each a tuple of actions (cell indices) in the order played.
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib.resources
 from collections.abc import Sequence
 from pathlib import Path
@@ -160,14 +161,19 @@ def read_starts(path: str | Path, board: Board) -> list[tuple[int, ...]]:
     return starts
 
 
-def load_starts(board: Board, *, count: int = 64, seed: int = 0) -> list[tuple[int, ...]]:
-    """The shipped start set of ``board``'s side, or a small generated one for other sides."""
+@functools.cache
+def load_starts(board: Board, *, count: int = 64, seed: int = 0) -> tuple[tuple[int, ...], ...]:
+    """The shipped start set of ``board``'s side, or a small generated one for other sides.
+
+    Remembered per board and settings: a generated set costs a search, and a tournament, a
+    pool rating and a training run each ask for it.
+    """
     shipped = importlib.resources.files("trapy_rl.eval") / "data" / _FILE.format(side=board.side)
     if shipped.is_file():
         with importlib.resources.as_file(shipped) as path:
-            return read_starts(path, board)
+            return tuple(read_starts(path, board))
     quick = SearchSettings(num_simulations=100)
-    return generate_starts(board, count=count, seed=seed, search=quick, max_value=0.2)
+    return tuple(generate_starts(board, count=count, seed=seed, search=quick, max_value=0.2))
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -199,7 +199,7 @@ def _build(cfg: TrainConfig) -> _Run:
         replay=ReplayBuffer(board, cfg.replay.capacity),
         selfplay=make_selfplay_backend(net, evaluator, board, cfg),
         counters={"iteration": 0, "positions": 0, "games": 0, "samples_owed": 0.0},
-        starts=tuple(load_starts(board)) if cfg.eval.every else (),
+        starts=load_starts(board) if cfg.eval.every else (),
         pool=pool,
         resign=(
             ResignCalibrator(sp.resign_threshold, false_rate=sp.resign_false_rate)
@@ -245,7 +245,7 @@ def _set_side(run: _Run, side: int) -> None:
     run.board = run.learner.board = Board(side)
     run.replay = ReplayBuffer(run.board, cfg.replay.capacity)
     run.selfplay = make_selfplay_backend(run.net, run.evaluator, run.board, cfg)
-    run.starts = tuple(load_starts(run.board)) if cfg.eval.every else ()
+    run.starts = load_starts(run.board) if cfg.eval.every else ()
     print(f"curriculum: side {side} from iteration {run.counters['iteration']}", flush=True)
 
 
