@@ -8,10 +8,11 @@ Each variant is a list of ``trapy-train`` overrides on top of ``--base`` (defaul
 ``experiment=side10``). Every run trains for ``--minutes`` of its own training clock
 (``minutes=...``, one torch thread, ``--parallel`` runs at once: two on a 2-core machine; no
 matches during training), keeps a checkpoint every ``--every`` iterations, then its checkpoints
-are rated against the rating
-pool (`trapy-eval mode=benchmark`, Elo on the pool's fixed scale, against training minutes).
+are rated against the rating pool (`trapy-eval mode=benchmark`, Elo on the pool's fixed scale;
+the last checkpoint by default, ``--checkpoints`` for a curve against training minutes).
 The table of final ratings goes to ``<out>/ablation.md``; each run's folder keeps its ratings,
-Elo curve and TensorBoard logs. Finished runs and cached matches are not played again.
+Elo curve and TensorBoard logs. An interrupted run resumes; finished runs and cached matches
+are not played again.
 """
 
 from __future__ import annotations
@@ -25,16 +26,26 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-# name -> overrides. "today" is the reference; the others add one technique each.
+# name -> overrides. "today" is the reference. Today's recipe collapses on side 10 (5-10-move
+# resigned games), which would swamp any other effect, so the techniques of items 2-5 are each
+# added to "no_resign", the simplest recipe that does not collapse.
+NO_RESIGN = ["selfplay.resign_threshold=-1"]
 VARIANTS: dict[str, list[str]] = {
     "today": [],
-    "calibrated_resign": ["selfplay.resign_false_rate=0.05", "selfplay.resign_min_moves=10"],
-    "gumbel": ["mcts=gumbel"],
-    "playout_cap": ["selfplay.full_search_share=0.25", "selfplay.cheap_num_simulations=8"],
-    "ownership": ["model.ownership_head=true", "optim.ownership_weight=1.0"],
-    "curriculum": ["curriculum.sides=[5,7]", "curriculum.until=[150,300]"],
-    "workers": ["selfplay=workers", "threads=1"],
-}
+    "no_resign": NO_RESIGN,
+    "calibrated_resign": [
+        "selfplay.resign_false_rate=0.05", "selfplay.resign_min_moves=30",
+        "selfplay.resign_playout_fraction=0.2",
+    ],
+    "gumbel": [*NO_RESIGN, "mcts=gumbel"],
+    "playout_cap": [*NO_RESIGN, "selfplay.full_search_share=0.25",
+                    "selfplay.cheap_num_simulations=8"],
+    "ownership": [*NO_RESIGN, "model.ownership_head=true", "optim.ownership_weight=1.0"],
+    "curriculum": [*NO_RESIGN, "curriculum.sides=[5,7]", "curriculum.until=[150,300]"],
+    "small_net": [*NO_RESIGN, "model=small"],
+    # Needs both cores to itself: run it alone (--only workers --parallel 1).
+    "workers": [*NO_RESIGN, "selfplay=workers", "threads=1"],
+}  # fmt: skip
 BASE = ["experiment=side10"]
 CHEAP_POOL = ["random", "uct:30", "uct:200", "uct:1000"]
 
@@ -56,6 +67,7 @@ def rate_command(name: str, args: argparse.Namespace) -> list[str]:
         sys.executable, "-m", "trapy_rl.eval.cli", f"run={run}", "mode=benchmark",
         f"pool={args.pool}", f"pool_members={members}", f"games={args.games}",
         f"num_simulations={args.simulations}", "device=cpu", "progress=false",
+        f"checkpoints={json.dumps(args.checkpoints).replace(' ', '')}",
         f"out={run / 'benchmark'}",
     ]  # fmt: skip
 
@@ -67,10 +79,12 @@ def run_variant(name: str, overrides: list[str], args: argparse.Namespace) -> di
     log = run.with_suffix(".log")
     run.parent.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
-    if not (run / "checkpoints" / "latest.pt").is_file():
-        with log.open("w") as out:
-            command = train_command(name, overrides, args)
-            subprocess.run(command, check=True, stdout=out, stderr=subprocess.STDOUT, env=env)
+    command = train_command(name, overrides, args)
+    if (run / "checkpoints" / "latest.pt").is_file():
+        # Continue an interrupted run; a finished one stops at once (its clock is spent).
+        command.append(f"resume={run}")
+    with log.open("a") as out:
+        subprocess.run(command, check=True, stdout=out, stderr=subprocess.STDOUT, env=env)
     with log.open("a") as out:
         subprocess.run(
             rate_command(name, args), check=True, stdout=out, stderr=subprocess.STDOUT, env=env
@@ -114,6 +128,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pool", default="default")
     parser.add_argument("--members", nargs="*", default=CHEAP_POOL)
     parser.add_argument("--games", type=int, default=40)
+    parser.add_argument(
+        "--checkpoints", nargs="*", type=int, default=[-1],
+        help="which checkpoints to rate, counted from the newest as trapy-eval's checkpoints=",
+    )  # fmt: skip
     parser.add_argument("--simulations", type=int, default=200)
     parser.add_argument("--out", type=Path, default=Path("outputs/ablation"))
     args = parser.parse_args(argv)
