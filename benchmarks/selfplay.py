@@ -4,6 +4,8 @@ The default configuration (``configs/train.yaml``: its net, search and number of
 games) is composed as ``trapy-train`` would, then played on side 10, the real game, and on the
 default training board. A "move" is one search at one game's root, so moves/s times the
 simulations per move is simulations/s. The torch thread count is the configuration's.
+Where CUDA is available, side 10 is also played with the net on the GPU in bf16 (the ``small``
+and ``large`` presets, 32 and 256 concurrent games): the search itself stays on the CPU.
 """
 
 from __future__ import annotations
@@ -28,11 +30,13 @@ def default_config(overrides: list[str] | None = None) -> TrainConfig:
         return train_config(compose(config_name="train", overrides=overrides or []))
 
 
-def _moves_per_second(config: TrainConfig, side: int, moves: int, repeats: int) -> float:
+def _moves_per_second(
+    config: TrainConfig, side: int, moves: int, repeats: int, *, device: str = "cpu"
+) -> float:
     torch.manual_seed(0)
     net = PolicyValueNet(config.model)
     selfplay = SelfPlay(
-        NetEvaluator(net, device="cpu"),
+        NetEvaluator(net, device=device, bf16=device == "cuda"),
         Board(side),
         search=config.mcts,
         settings=config.selfplay,
@@ -71,4 +75,25 @@ def run(quick: bool) -> list[dict]:
             )
     finally:
         torch.set_num_threads(threads)
+    if torch.cuda.is_available():
+        rows.extend(run_cuda(moves, repeats))
+    return rows
+
+
+def run_cuda(moves: int, repeats: int) -> list[dict]:
+    """Side-10 self-play with the net on CUDA in bf16, by preset and number of games."""
+    rows = []
+    for preset in ("small", "large"):
+        for games in (32, 256):
+            config = default_config([f"model={preset}", f"selfplay.num_games={games}"])
+            rate = _moves_per_second(config, 10, moves, repeats, device="cuda")
+            rows.append(
+                {
+                    "name": f"self-play side 10 cuda bf16 {preset} {games} games",
+                    "value": rate,
+                    "unit": "moves/s",
+                    "note": f"{config.mcts.num_simulations} simulations, "
+                    f"{torch.cuda.get_device_name()}",
+                }
+            )
     return rows
