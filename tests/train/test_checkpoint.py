@@ -79,7 +79,8 @@ def test_rng_states_survive_a_file(tmp_path):
     np.random.seed(5)  # noqa: NPY002 (the global state is what is saved)
     torch.manual_seed(6)
     random.seed(7)
-    save_checkpoint(tmp_path / "r.pt", {"side": 4, "model": {}, "rng": get_rng_state()})
+    _, payload = net_payload()
+    save_checkpoint(tmp_path / "r.pt", {**payload, "rng": get_rng_state()})
     expected = draws()
     set_rng_state(load_checkpoint(tmp_path / "r.pt")["rng"])
     assert draws() == expected
@@ -128,14 +129,14 @@ def test_truncated_file_names_the_file(tmp_path):
     path = save_checkpoint(tmp_path / "t.pt", payload)
     data = path.read_bytes()
     path.write_bytes(data[: len(data) // 2])
-    with pytest.raises(CheckpointError, match=r"t\.pt: not a readable checkpoint"):
+    with pytest.raises(CheckpointError, match=r"t\.pt: damaged or not a checkpoint"):
         load_checkpoint(path)
 
 
 def test_corrupt_file_names_the_file(tmp_path):
     path = tmp_path / "c.pt"
     path.write_bytes(b"this is not a checkpoint at all" * 10)
-    with pytest.raises(CheckpointError, match=r"c\.pt: not a readable checkpoint"):
+    with pytest.raises(CheckpointError, match=r"c\.pt: damaged or not a checkpoint"):
         load_checkpoint(path)
 
 
@@ -185,3 +186,105 @@ def test_a_net_only_export_plays_like_the_original_and_is_small(tmp_path):
     assert info["iteration"] == 7 and info["step"] == 1 and info["side"] == 4
     kept = load_checkpoint(exported)
     assert "replay" not in kept and "rng" not in kept and kept["source"] == "run.pt"
+
+
+def test_every_single_flipped_byte_is_refused_naming_the_file(tmp_path):
+    """A checksum covers the whole file: a flip in the data, the zip's own records, its padding
+    or the trailer itself is refused, never loaded."""
+    _, payload = net_payload()
+    good = save_checkpoint(tmp_path / "good.pt", payload).read_bytes()
+    rng = np.random.default_rng(0)
+    # every byte of the trailer and the zip's end records, and a sample of the rest
+    positions = set(range(len(good) - 200, len(good)))
+    positions |= set(rng.choice(len(good) - 200, size=150, replace=False).tolist())
+    path = tmp_path / "flipped.pt"
+    for position in sorted(positions):
+        damaged = bytearray(good)
+        damaged[position] ^= 1 << int(rng.integers(8))
+        path.write_bytes(bytes(damaged))
+        with pytest.raises(CheckpointError, match=r"flipped\.pt: damaged"):
+            load_checkpoint(path)
+
+
+def test_torch_still_reads_a_checkpoint_with_its_trailer(tmp_path):
+    _, payload = net_payload()
+    path = save_checkpoint(tmp_path / "t.pt", payload)
+    plain = torch.load(path, weights_only=True)
+    assert plain["counters"]["iteration"] == 7
+
+
+def test_a_checkpoint_from_before_checksums_loads_and_its_crcs_are_checked(tmp_path):
+    _, payload = net_payload()
+    from trapy_rl.train.checkpoint import to_storable
+
+    path = tmp_path / "old.pt"
+    torch.save({"format": "trapy_rl.checkpoint", "version": 1, **to_storable(payload)}, path)
+    assert load_checkpoint(path)["counters"]["iteration"] == 7
+    data = bytearray(path.read_bytes())
+    start = data.index(b"data/0") + 200  # inside the first tensor's bytes
+    data[start] ^= 0xFF
+    path.write_bytes(bytes(data))
+    with pytest.raises(CheckpointError, match=r"old\.pt: damaged: member .* CRC-32"):
+        load_checkpoint(path)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda p: p.update(side="10"), r"field side must be an integer from 2 to 40, got '10'"),
+        (lambda p: p.update(side=400), r"field side must be an integer from 2 to 40, got 400"),
+        (lambda p: p["model"].update(config=[1, 2]), r"field model.config must be a mapping"),
+        (
+            lambda p: p["model"]["config"].update(channels=120_000, blocks=1_000),
+            r"field model.config: .*at most 1024 channels",
+        ),
+        (lambda p: p["model"]["state"].update(w="x"), r"field model.state\['w'\] must be a"),
+        (
+            lambda p: p["counters"].update(iteration="seven"),
+            r"field counters.iteration must be a number >= 0, got 'seven'",
+        ),
+        (lambda p: p["counters"].update(games=-3), r"field counters.games must be a number >= 0"),
+        (lambda p: p["learner"].update(step=1.5), r"field learner.step must be an integer >= 0"),
+        (lambda p: p.update(clock={"seconds": -1.0}), r"field clock.seconds must be a number"),
+        (lambda p: p.update(rng=[1]), r"field rng must be a mapping"),
+        (lambda p: p.pop("model"), r"checkpoint lacks the field model"),
+    ],
+)
+def test_fields_of_the_wrong_type_or_range_are_named(tmp_path, change, message):
+    _, payload = net_payload()
+    change(payload)
+    path = save_checkpoint(tmp_path / "bad.pt", payload)
+    with pytest.raises(CheckpointError, match=r"bad\.pt: " + message):
+        load_checkpoint(path)
+
+
+def test_a_run_folder_without_latest_uses_its_newest_numbered_checkpoint(tmp_path):
+    from trapy_rl.train.checkpoint import load_newest_valid
+
+    _, payload = net_payload()
+    folder = tmp_path / "checkpoints"
+    for iteration in (1, 2, 3):
+        payload["counters"]["iteration"] = iteration
+        write_run_checkpoint(folder, iteration, payload)
+    (folder / "latest.pt").unlink()
+    assert find_checkpoint(tmp_path) == folder / "ckpt_000003.pt"
+    # the newest is damaged: loading the folder for resuming falls back to the one before
+    (folder / "ckpt_000003.pt").write_bytes(b"garbage")
+    assert load_newest_valid(tmp_path)["counters"]["iteration"] == 2
+    for path in folder.glob("*.pt"):
+        path.write_bytes(b"garbage")
+    with pytest.raises(CheckpointError, match="no checkpoint loads"):
+        load_newest_valid(tmp_path)
+
+
+def test_temporary_files_of_interrupted_saves_are_removed(tmp_path):
+    from trapy_rl.train.checkpoint import remove_temporary_files
+
+    folder = tmp_path / "checkpoints"
+    folder.mkdir()
+    (folder / ".ckpt_000004.pt.abc123.tmp").write_bytes(b"half")
+    (folder / ".latest.pt.99.tmp").write_bytes(b"half")
+    (folder / "ckpt_000003.pt").write_bytes(b"kept")
+    removed = remove_temporary_files(folder)
+    assert [p.name for p in removed] == [".ckpt_000004.pt.abc123.tmp", ".latest.pt.99.tmp"]
+    assert [p.name for p in folder.iterdir()] == ["ckpt_000003.pt"]
