@@ -1,3 +1,6 @@
+import os
+import signal
+
 import numpy as np
 import pytest
 import torch
@@ -88,7 +91,41 @@ def test_resume_with_another_board_or_net_fails_clearly(tmp_path, make_config):
         train(make_config(tmp_path / "c", model=bigger, resume=str(first.run_dir)))
 
 
-def test_ctrl_c_saves_a_checkpoint_and_reraises(tmp_path, make_config, monkeypatch):
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_stops_at_the_iteration_boundary_and_the_run_resumes_exactly(
+    tmp_path, make_config, monkeypatch, signum
+):
+    from trapy_rl.train import learner
+
+    options = {"checkpoint.every": 0}
+    straight = train(make_config(tmp_path / "straight", iterations=4, **options))
+    calls = {"n": 0}
+    original = learner.Learner.train_step
+
+    def signalled(self, samples):  # the signal arrives in the middle of learning
+        calls["n"] += 1
+        if calls["n"] == 2:
+            os.kill(os.getpid(), signum)
+        return original(self, samples)
+
+    monkeypatch.setattr(learner.Learner, "train_step", signalled)
+    stopped = train(make_config(tmp_path / "split", iterations=4, **options))
+    monkeypatch.undo()
+    assert stopped.stopped_by == signal.Signals(signum).name
+    assert stopped.exit_code == 128 + signum
+    assert 1 <= stopped.iterations < 4
+    assert load_checkpoint(stopped.checkpoint)["counters"]["iteration"] == stopped.iterations
+    assert signal.getsignal(signum) is not None  # the handlers are given back
+    resumed = train(
+        make_config(tmp_path / "resumed", iterations=4, resume=str(stopped.run_dir), **options)
+    )
+    a, b = load_checkpoint(straight.checkpoint), load_checkpoint(resumed.checkpoint)
+    assert a["counters"] == b["counters"]
+    for key in a["model"]["state"]:
+        assert torch.equal(a["model"]["state"][key], b["model"]["state"][key]), key
+
+
+def test_a_second_ctrl_c_stops_at_once_saving_nothing_half_done(tmp_path, make_config, monkeypatch):
     from trapy_rl.train import learner
 
     calls = {"n": 0}
@@ -104,8 +141,14 @@ def test_ctrl_c_saves_a_checkpoint_and_reraises(tmp_path, make_config, monkeypat
     cfg = make_config(tmp_path, iterations=50, **{"checkpoint.every": 0})
     with pytest.raises(KeyboardInterrupt):
         train(cfg)
-    saved = load_checkpoint(tmp_path)
-    assert saved["counters"]["iteration"] < 50
+    assert not list((tmp_path / "checkpoints").glob("*.pt"))
+
+
+def test_resuming_with_another_optimiser_is_refused(tmp_path, make_config):
+    first = train(make_config(tmp_path / "a", iterations=1))
+    with pytest.raises(CheckpointError, match=r"optim=adam, this one has optim=sgd"):
+        train(make_config(tmp_path / "b", iterations=2, resume=str(first.run_dir),
+                          **{"optim.name": "sgd"}))  # fmt: skip
 
 
 def test_bad_configuration_is_named(tmp_path, make_config):

@@ -11,7 +11,10 @@ compare training settings at equal wall-clock).
 2. learn: once the window holds ``replay.min_size`` positions, ``replay.train_ratio`` training
    samples per generated position, in batches of ``optim.batch_size``;
 3. log to TensorBoard; every ``eval.every`` iterations play matches and draw the opening values;
-4. every ``checkpoint.every`` iterations, and at the end (Ctrl-C included), save a checkpoint.
+4. every ``checkpoint.every`` iterations, and at the end, save a checkpoint.
+
+Ctrl-C (SIGINT) or SIGTERM stops the run at the end of the iteration in progress, with a
+checkpoint (`trapy_rl.train.interrupt`); a second Ctrl-C stops at once, without one.
 
 Random numbers: every iteration draws from generators seeded by (seed, iteration), so a run
 resumed from a checkpoint continues exactly as if it had not stopped.
@@ -23,7 +26,9 @@ import dataclasses
 import logging
 import math
 import random
+import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,10 +45,12 @@ from trapy_rl.train.checkpoint import (
     CheckpointError,
     check_compatible,
     get_rng_state,
-    load_checkpoint,
+    load_newest_valid,
+    remove_temporary_files,
     set_rng_state,
     write_run_checkpoint,
 )
+from trapy_rl.train.interrupt import StopRequest
 from trapy_rl.train.learner import Learner
 from trapy_rl.train.replay import ReplayBuffer
 from trapy_rl.train.report import Reporter
@@ -69,6 +76,8 @@ class TrainResult:
         iterations: iterations completed in total (resumed ones included).
         final_match: the closing match against random play, if one was played.
         history: per-iteration metrics of this process, in order.
+        stopped_by: the signal that stopped the run early (``"SIGINT"``, ``"SIGTERM"``).
+        exit_code: what a command line should exit with: 0, or 128 + the signal's number.
     """
 
     run_dir: Path
@@ -76,6 +85,8 @@ class TrainResult:
     iterations: int
     final_match: Any = None
     history: list[dict[str, float]] = dataclasses.field(default_factory=list)
+    stopped_by: str | None = None
+    exit_code: int = 0
 
 
 @dataclass
@@ -135,26 +146,42 @@ def train(cfg: TrainConfig) -> TrainResult:
     result = TrainResult(run_dir=run.run_dir, checkpoint=None, iterations=0)
     saved_at = run.counters["iteration"] if cfg.resume else -1
     try:
-        while run.counters["iteration"] < cfg.iterations and not _out_of_time(run):
-            metrics = _iterate(run, reporter)
-            result.history.append({"iteration": run.counters["iteration"], **metrics})
-            if cfg.checkpoint.every and run.counters["iteration"] % cfg.checkpoint.every == 0:
-                result.checkpoint = run.save("periodic")
-                saved_at = run.counters["iteration"]
-    except KeyboardInterrupt:
+        with StopRequest() as stop:
+            while (
+                run.counters["iteration"] < cfg.iterations
+                and not _out_of_time(run)
+                and stop.signal is None
+            ):
+                metrics = _iterate(run, reporter)
+                result.history.append({"iteration": run.counters["iteration"], **metrics})
+                if cfg.checkpoint.every and run.counters["iteration"] % cfg.checkpoint.every == 0:
+                    result.checkpoint = run.save("periodic")
+                    saved_at = run.counters["iteration"]
+            result.stopped_by, result.exit_code = stop.signal, stop.exit_code
+    except KeyboardInterrupt:  # a second Ctrl-C, mid-iteration: nothing consistent to save
         reporter.close_progress()
-        path = run.save("interrupted")
-        print(f"\ninterrupted: saved {path}; resume with resume={run.run_dir}", flush=True)
+        last = f"the checkpoint of iteration {saved_at}" if saved_at >= 0 else "the start"
+        print(
+            f"\nstopped at once: the run resumes from {last} (resume={run.run_dir})",
+            file=sys.stderr,
+            flush=True,
+        )
         reporter.close()
         run.selfplay.close()
         raise
     reporter.close_progress()
     if saved_at != run.counters["iteration"]:
-        result.checkpoint = run.save("final")
+        result.checkpoint = run.save(result.stopped_by or "final")
     result.checkpoint = result.checkpoint or run.run_dir / CHECKPOINT_DIR / "latest.pt"
     result.iterations = run.counters["iteration"]
     run.selfplay.close()
-    if cfg.eval.final_games > 0:
+    if result.stopped_by:
+        print(
+            f"stopped by {result.stopped_by} after iteration {result.iterations}: saved "
+            f"{result.checkpoint}; resume with resume={run.run_dir}",
+            flush=True,
+        )
+    elif cfg.eval.final_games > 0:
         result.final_match = _closing_match(run, reporter)
     reporter.close()
     print(f"checkpoint: {result.checkpoint}", flush=True)
@@ -173,6 +200,8 @@ def _build(cfg: TrainConfig) -> _Run:
     """The run folder (with its config.yaml), the seeds, the net and the pieces around it."""
     run_dir = Path(cfg.run_dir or ".").resolve()
     (run_dir / CHECKPOINT_DIR).mkdir(parents=True, exist_ok=True)
+    for leftover in remove_temporary_files(run_dir / CHECKPOINT_DIR):
+        print(f"removed {leftover.name}, left by an interrupted save", flush=True)
     (run_dir / "config.yaml").write_text(_to_yaml(cfg.to_dict()))
     if cfg.threads > 0:
         torch.set_num_threads(cfg.threads)
@@ -210,8 +239,9 @@ def _build(cfg: TrainConfig) -> _Run:
 
 
 def _resume(run: _Run, path: str) -> None:
-    """Load a run's state from the checkpoint at ``path`` (a file or a run folder)."""
-    payload = load_checkpoint(path)
+    """Load a run's state from the checkpoint at ``path`` (a file, or a run folder's newest
+    checkpoint that loads)."""
+    payload = load_newest_valid(path)
     missing = [k for k in ("learner", "counters", "rng", "selfplay") if k not in payload]
     if missing:
         raise CheckpointError(
@@ -221,18 +251,38 @@ def _resume(run: _Run, path: str) -> None:
     iteration = int(payload["counters"].get("iteration", 0))
     side = run.cfg.curriculum.side_at(max(iteration - 1, 0), run.cfg.side)
     check_compatible(payload, side=side, model=run.cfg.model)
+    saved_optimizer = ((payload.get("config") or {}).get("optim") or {}).get("name")
+    if saved_optimizer not in (None, run.cfg.optim.name):
+        raise CheckpointError(
+            f"{payload['path']}: written by a run with optim={saved_optimizer}, this one has "
+            f"optim={run.cfg.optim.name} (resume with the run's own settings, see its "
+            "config.yaml)"
+        )
     run.counters.update(payload["counters"])
     _set_side(run, side)
-    run.net.load_state_dict(payload["model"]["state"])
-    run.learner.load_state_dict(payload["learner"])
+    source = payload["path"]
+    _load_part(source, "model.state", lambda: run.net.load_state_dict(payload["model"]["state"]))
+    _load_part(source, "learner", lambda: run.learner.load_state_dict(payload["learner"]))
     if payload.get("replay") is not None:
-        run.replay.load_state_dict(payload["replay"])
-    run.selfplay.load_state_dict(payload["selfplay"])
-    run.seconds = float((payload.get("clock") or {}).get("seconds", 0.0))
+        _load_part(source, "replay", lambda: run.replay.load_state_dict(payload["replay"]))
+    _load_part(source, "selfplay", lambda: run.selfplay.load_state_dict(payload["selfplay"]))
     if run.resign is not None and payload.get("resign") is not None:
-        run.resign.load_state_dict(payload["resign"])
-    set_rng_state(payload["rng"])
+        _load_part(source, "resign", lambda: run.resign.load_state_dict(payload["resign"]))
+    _load_part(source, "rng", lambda: set_rng_state(payload["rng"]))
+    run.seconds = float((payload.get("clock") or {}).get("seconds", 0.0))
     print(f"resumed from {payload['path']} at iteration {run.counters['iteration']}", flush=True)
+
+
+def _load_part(source: str, field: str, load: Callable[[], object]) -> None:
+    """Run ``load``; a malformed part of the checkpoint becomes a CheckpointError naming the
+    file and the field."""
+    try:
+        load()
+    except CheckpointError:
+        raise
+    except (KeyError, TypeError, ValueError, IndexError, RuntimeError) as error:
+        message = str(error).splitlines()[0] if str(error) else type(error).__name__
+        raise CheckpointError(f"{source}: field {field}: {message}") from error
 
 
 def _set_side(run: _Run, side: int) -> None:

@@ -91,13 +91,19 @@ def _worker_main(
 
     from trapy_rl.nn import NetEvaluator, PolicyValueNet
 
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the learner's to handle
+    # Ctrl-C and SIGTERM reach the whole process group: they are the learner's to handle,
+    # which finishes the iteration (needing the workers) and then closes them.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     torch.set_num_threads(max(1, threads))
     net = PolicyValueNet(model)
     evaluator = NetEvaluator(net, device="cpu")
     selfplay = SelfPlay(evaluator, Board(side), search=search, settings=settings, seed=seed)
     while True:
-        command, *args = connection.recv()
+        try:
+            command, *args = connection.recv()
+        except (EOFError, OSError):  # the learner is gone: nothing left to serve
+            return
         try:
             if command == "play":
                 weights, num_moves, seed, threshold = args
