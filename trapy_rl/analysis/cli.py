@@ -122,8 +122,11 @@ def run(cfg: DictConfig | OpeningsConfig, out_dir: str | Path) -> dict[str, Path
 def main(cfg: DictConfig) -> None:
     from hydra.core.hydra_config import HydraConfig
 
-    OmegaConf.to_object(cfg)  # checks the values' types against the schema
-    run(cfg, cfg.out_dir or HydraConfig.get().runtime.output_dir)
+    from trapy_rl.errors import reported
+
+    with reported("trapy-openings"):
+        OmegaConf.to_object(cfg)  # checks the values' types against the schema
+        run(cfg, cfg.out_dir or HydraConfig.get().runtime.output_dir)
 
 
 if __name__ == "__main__":

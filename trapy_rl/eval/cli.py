@@ -297,7 +297,10 @@ def _hydra_output_dir() -> str:
 
 @hydra.main(version_base="1.3", config_path=CONFIG_DIR, config_name="eval")
 def main(cfg: DictConfig) -> None:
-    evaluate(cfg)
+    from trapy_rl.errors import reported
+
+    with reported("trapy-eval"):
+        evaluate(cfg)
 
 
 if __name__ == "__main__":

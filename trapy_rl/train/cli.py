@@ -16,23 +16,30 @@ from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig
 
 from trapy_rl.config import CONFIG_DIR, train_config
+from trapy_rl.errors import reported
 
 __all__ = ["main", "run"]
 
 
-def run(cfg: DictConfig) -> None:
-    """Train with ``cfg``, its outputs in Hydra's run folder unless ``run_dir`` says otherwise."""
+def run(cfg: DictConfig) -> int:
+    """Train with ``cfg``, its outputs in Hydra's run folder unless ``run_dir`` says otherwise.
+
+    Returns the exit code: 0, or 128 + the number of the signal that stopped the run.
+    """
     from trapy_rl.train.loop import train
 
     config = train_config(cfg)
     if not config.run_dir:
         config = config.replace({"run_dir": HydraConfig.get().runtime.output_dir})
-    train(config)
+    return train(config).exit_code
 
 
 @hydra.main(version_base="1.3", config_path=CONFIG_DIR, config_name="train")
 def main(cfg: DictConfig) -> None:
-    run(cfg)
+    with reported("trapy-train"):
+        code = run(cfg)
+    if code:
+        raise SystemExit(code)
 
 
 if __name__ == "__main__":

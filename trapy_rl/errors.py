@@ -1,0 +1,57 @@
+"""How the command lines report a user's mistake: one line and a hint, never a traceback.
+
+The toolkit raises ``ValueError`` (and its subclasses: `CheckpointError`, `IllegalMoveError`,
+the settings' checks, agent specs) for bad input, with a message that names the key, file or
+cell, and the file system raises ``OSError`` (a missing folder, a full disk). A command line
+runs its work inside `reported`: those become ``<prog>: error: <message>`` on stderr and a
+non-zero exit; any other exception is a bug in the toolkit and keeps its traceback.
+
+    $ trapy-train seed=-1
+    trapy-train: error: seed must be >= 0, got -1
+    (HYDRA_FULL_ERROR=1 shows the traceback)
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+__all__ = ["EXIT_INTERRUPTED", "EXIT_OS_ERROR", "EXIT_USER_ERROR", "reported"]
+
+EXIT_USER_ERROR, EXIT_OS_ERROR, EXIT_INTERRUPTED = 2, 1, 130
+_DEBUG_VARIABLES = ("HYDRA_FULL_ERROR", "TRAPY_DEBUG")
+
+
+def _debugging() -> bool:
+    return any(os.environ.get(name) == "1" for name in _DEBUG_VARIABLES)
+
+
+def _one_line(error: BaseException) -> str:
+    text = " ".join(str(error).split())  # messages quoting user input may hold newlines
+    return text or type(error).__name__
+
+
+@contextmanager
+def reported(prog: str) -> Iterator[None]:
+    """Turn a user error raised in the block into one line on stderr and ``SystemExit``.
+
+    ``ValueError`` exits with `EXIT_USER_ERROR`, ``OSError`` with `EXIT_OS_ERROR`, Ctrl-C
+    (KeyboardInterrupt) with `EXIT_INTERRUPTED`. With ``HYDRA_FULL_ERROR=1`` or
+    ``TRAPY_DEBUG=1`` in the environment the exception propagates with its traceback.
+    """
+    try:
+        yield
+    except KeyboardInterrupt:
+        if _debugging():
+            raise
+        print(f"{prog}: interrupted", file=sys.stderr, flush=True)
+        raise SystemExit(EXIT_INTERRUPTED) from None
+    except (ValueError, OSError) as error:
+        if _debugging():
+            raise
+        print(f"{prog}: error: {_one_line(error)}", file=sys.stderr)
+        print("(HYDRA_FULL_ERROR=1 shows the traceback)", file=sys.stderr, flush=True)
+        code = EXIT_OS_ERROR if isinstance(error, OSError) else EXIT_USER_ERROR
+        raise SystemExit(code) from None
