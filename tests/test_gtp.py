@@ -8,6 +8,7 @@ the test itself.
 from __future__ import annotations
 
 import io
+import random
 import re
 import subprocess
 import sys
@@ -144,7 +145,9 @@ def test_ids_comments_blank_lines_and_case() -> None:
         ("final_score", "the game is not over: blue to move (move 1)"),
         ("\x00\xff\ufffd junk", "unknown command"),
         ("play b " + "a" * 500, "is not a move"),
-        ("x" * (MAX_LINE + 1), f"line too long ({MAX_LINE + 1} characters"),
+        ("x" * (MAX_LINE + 1), f"line too long (more than {MAX_LINE} characters); ignored"),
+        ("\xa0", "unknown command '\\xa0'"),  # GTP's whitespace is space and tab only
+        ("play\u3000b b2", "unknown command 'play\\u3000b'"),
     ],
 )
 def test_malformed_commands_get_errors_and_change_nothing(line: str, reason: str) -> None:
@@ -342,6 +345,56 @@ def test_network_agents_over_gtp(tmp_path) -> None:
 def test_quit() -> None:
     engine = GtpEngine("random", side=3)
     assert engine.handle("9 quit") == "=9 \n\n" and engine.quit_requested
+    # GTP: quit never fails; its extra words are answered as ignored, not dropped unseen.
+    engine = GtpEngine("random", side=3)
+    assert engine.handle("4 quit now please") == "=4 ignored extra arguments: 'now please'\n\n"
+    assert engine.quit_requested
+
+
+# ---------------------------------------------------------------------- preprocessing
+LONG = 3 * MAX_LINE
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "#" + "x" * LONG,
+        " " * LONG,
+        "\t" * LONG,
+        "\x00" * LONG + "# a comment",
+        " \r\x7f\x1b" * LONG,
+        "   # " + "\xff" * LONG,
+    ],
+)
+def test_blank_and_comment_lines_get_no_response_whatever_their_length(line: str) -> None:
+    """GTP discards lines empty after preprocessing: a length limit does not make them count."""
+    assert GtpEngine("random", side=3).handle(line) == ""
+    stdout = io.BytesIO()
+    serve(GtpEngine("random", side=3), io.BytesIO(line.encode() + b"\n1 name\n"), stdout)
+    assert stdout.getvalue() == b"=1 trapy_rl\n\n"
+
+
+@pytest.mark.parametrize(
+    "line, response",
+    [
+        ("name" + " " * LONG, "= trapy_rl"),  # the length is the command's, not the line's
+        ("name #" + "x" * LONG, "= trapy_rl"),
+        ("\x00" * LONG + "7 name", "=7 trapy_rl"),
+        ("7" + " " * LONG + "name\t\t", "=7 trapy_rl"),
+        ("x" * MAX_LINE, "? unknown command 'xxxxxxxx"),
+        ("x" * (MAX_LINE + 1), "? line too long"),
+        ("7 play b " + "a" * LONG, f"?7 line too long (more than {MAX_LINE} characters); ignored"),
+        ("7 " + " ".join(["b2"] * MAX_LINE), "?7 line too long"),
+        ("8" * (MAX_LINE + 1) + " name", "? line too long"),  # no id is longer than a command
+    ],
+)
+def test_long_lines_by_handle_and_by_stream(line: str, response: str) -> None:
+    """A stream is read in pieces and keeps only the start of a long line; both answer alike."""
+    answer = GtpEngine("random", side=3).handle(line)
+    assert answer.startswith(response) and RESPONSE.fullmatch(answer) and len(answer) < 200
+    stdout = io.BytesIO()
+    serve(GtpEngine("random", side=3), io.BytesIO(line.encode() + b"\n"), stdout)
+    assert stdout.getvalue().decode() == answer
 
 
 # ---------------------------------------------------------------------- any input
@@ -380,6 +433,115 @@ def responses(data: bytes) -> list[str]:
     return parts
 
 
+# ---------------------------------------------------------------------- fuzzing
+def gtp_words(line: str) -> list[str]:
+    """The words of a line by the GTP 2 specification (section 3.1), written out from it."""
+    kept = "".join(c for c in line.split("\n")[0] if c == "\t" or not (c < " " or c == "\x7f"))
+    return [word for word in kept.split("#")[0].replace("\t", " ").split(" ") if word]
+
+
+FUZZ_WORDS = [w for w in REQUIRED if w != "quit"] + (
+    "b y blue yellow B Yellow swap resign pass a1 b2 c1 e1 j10 zz9 2 3 5 32 33 0 -1 1.5"
+).split()
+ODD = [*"\t\x00\x07\x1b\r\x7f\x85\xa0\u2003\u2028\u3000\ufeff\ufffd#é１٣İ😀", " # "]
+ALPHABET = [chr(c) for c in range(32, 127)] + ODD
+BAD_BYTES = [b"\xff", b"\xfe", b"\xc3", b"\xe2\x82", b"\xed\xa0\x80", b"\xf4\x90\x80\x80"]
+
+
+def fuzz_line(rng: random.Random) -> bytes:
+    """One line: a command of real and odd words, noise, blank or comment lines, long lines,
+    ids of every shape; some with bytes that are not UTF-8. Never a newline inside."""
+    roll = rng.random()
+    if roll < 0.25:  # well formed, so that games are played, undone, resized and ended
+        colour, cell = rng.choice("by"), rng.choice(Board(5).names)
+        words = rng.choice(
+            [
+                ["play", colour, cell],
+                ["play", colour, cell],
+                ["play", colour, rng.choice(["swap", "resign"])],
+                ["genmove", colour],
+                ["genmove", colour],
+                ["boardsize", str(rng.choice([2, 3, 3, 4, 5, 32]))],
+                ["undo"],
+                ["showboard"],
+                ["final_score"],
+                ["clear_board"],
+            ]
+        )
+        line = " ".join(words)
+    elif roll < 0.5:
+        words = [rng.choice(FUZZ_WORDS) for _ in range(rng.randint(1, 4))]
+        if rng.random() < 0.3:
+            words.insert(0, rng.choice(["1", "007", "42", "123456789012345678901234567890"]))
+        line = "".join(w + rng.choice([" ", "  ", "\t", " \t "]) for w in words)
+        for _ in range(rng.choice([0, 0, 1, 3])):
+            at = rng.randint(0, len(line))
+            line = line[:at] + rng.choice(ODD) + line[at:]
+    elif roll < 0.65:
+        line = "".join(rng.choices(ALPHABET, k=rng.randint(0, 30)))
+    elif roll < 0.8:  # empty after preprocessing
+        line = "".join(rng.choices(" \t\x00\r\x7f\x1b", k=rng.randint(0, 20)))
+        line += rng.choice(["", "#", "# a comment", "#" + "".join(rng.choices(ALPHABET, k=9))])
+    elif roll < 0.9:  # long, around MAX_LINE or far past it
+        head = rng.choice(["", "5 ", "name ", "play b ", "#", " " * 50, "\x00" * 50, "5 #"])
+        chunk = "".join(rng.choices(ALPHABET + [" "] * 20, k=rng.randint(1, 12)))
+        length = rng.choice([MAX_LINE - 1, MAX_LINE, MAX_LINE + 1, MAX_LINE + 3, 3 * MAX_LINE])
+        line = head + chunk * (length // len(chunk) + 1)
+    else:  # ids of every shape
+        line = rng.choice(["1", "-1", "+1", "1.5", "١", "1e3", "0x1", "9" * 30, ""]) + rng.choice(
+            ["", " ", " name", "\tname", " NAME", "name", " \x00name", " # x"]
+        )
+    raw = line.encode("utf-8")
+    if rng.random() < 0.05:
+        at = rng.randint(0, len(raw))
+        raw = raw[:at] + rng.choice(BAD_BYTES) + raw[at:]
+    return raw
+
+
+def test_fuzz_every_line_gets_one_well_framed_response() -> None:
+    """12,000 hostile lines, deterministic: through `handle`, every response is framed as GTP
+    asks (``=`` or ``?``, the id echoed, one blank line at the end, no control characters) and
+    exactly the lines with words get one; `serve`, fed the same bytes as one stream, answers
+    the same; the engine is alive at the end and its game is the one its history describes."""
+    rng = random.Random(20240605)
+    raws: list[bytes] = []
+    while len(raws) < 12_000:
+        raw = fuzz_line(rng)
+        words = gtp_words(raw.decode("utf-8", errors="replace"))
+        command = words[1:2] if words and words[0].isascii() and words[0].isdigit() else words
+        if command and command[0].lower() == "quit":
+            continue  # the end of the session comes last
+        raws.append(raw)
+    raws += [b"7 name", b"8 quit at last"]
+
+    engine = GtpEngine("random", side=3, seed=0)
+    answered = []
+    for raw in raws:
+        line = raw.decode("utf-8", errors="replace")
+        words = gtp_words(line)
+        response = engine.handle(line)
+        if not words:
+            assert response == "", (line[:80], response)
+            continue
+        assert RESPONSE.fullmatch(response), (line[:80], response[:200])
+        ident = words[0] if words[0].isascii() and words[0].isdigit() else ""
+        if len(ident) > MAX_LINE:
+            ident = ""
+        assert response[0] in "=?" and response[1:].startswith(ident + " "), (line[:80], response)
+        assert not re.search("[\x00-\x09\x0b-\x1f\x7f]", response), response[:200]
+        assert "internal error" not in response and "Traceback" not in response
+        answered.append(response)
+    assert answered[-2:] == ["=7 trapy_rl\n\n", "=8 ignored extra arguments: 'at last'\n\n"]
+    assert engine.quit_requested and len(answered) > 8000
+    replay = GameState.from_moves(engine.state.history, engine.board)
+    np.testing.assert_array_equal(replay.stones, engine.state.stones)
+    assert {r[0] for r in answered} == {"=", "?"}
+
+    stdout = io.BytesIO()
+    serve(GtpEngine("random", side=3, seed=0), io.BytesIO(b"\n".join(raws) + b"\n"), stdout)
+    assert responses(stdout.getvalue()) == answered
+
+
 def test_serve_over_byte_streams_with_bad_input() -> None:
     engine = GtpEngine("random", side=3, seed=0)
     too_long = b"2 play b " + b"x" * (3 * MAX_LINE) + b"\n"  # dropped, read in pieces
@@ -397,7 +559,7 @@ def test_serve_over_byte_streams_with_bad_input() -> None:
     answers = responses(stdout.getvalue())
     assert answers[0] == "=1 trapy_rl\n\n"
     assert answers[1].startswith("? unknown command")
-    assert answers[2] == f"? line too long (more than {MAX_LINE} bytes); ignored\n\n"
+    assert answers[2] == f"?2 line too long (more than {MAX_LINE} characters); ignored\n\n"
     assert answers[3] == "=3 \n\n"
     assert answers[4].startswith("=4 ")
     assert answers[5].startswith("? unknown command")
@@ -406,10 +568,14 @@ def test_serve_over_byte_streams_with_bad_input() -> None:
 
 
 def test_serve_stops_at_quit() -> None:
-    engine = GtpEngine("random", side=3, seed=0)
-    stdout = io.BytesIO()
-    serve(engine, io.BytesIO(b"quit\nname\n"), stdout)
-    assert stdout.getvalue() == b"= \n\n"
+    for line, answer in [
+        (b"quit", b"= \n\n"),
+        (b"2 quit now", b"=2 ignored extra arguments: 'now'\n\n"),
+    ]:
+        engine = GtpEngine("random", side=3, seed=0)
+        stdout = io.BytesIO()
+        serve(engine, io.BytesIO(line + b"\nname\n"), stdout)
+        assert stdout.getvalue() == answer
 
 
 def gtp_process(*args: str) -> subprocess.Popen:

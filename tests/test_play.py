@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -13,15 +16,17 @@ import pytest
 from trapy_rl.agents import RandomAgent
 from trapy_rl.eval.records import load_records, replay_record
 from trapy_rl.game import BLUE, YELLOW, Board, GameState
-from trapy_rl.play import game_record, main, movers, play_game, takeback, use_colour
+from trapy_rl.gtp import MAX_SIDE
+from trapy_rl.play import UNREADABLE, game_record, main, movers, play_game, takeback, use_colour
 
 BOARD = Board(3)
 
 
 class Script:
-    """An ``input`` stand-in: answers prompts from a list, then signals end of input."""
+    """An ``input`` stand-in: answers prompts from a list (raising the exceptions in it), then
+    signals end of input."""
 
-    def __init__(self, lines: list[str], output: io.StringIO | None = None) -> None:
+    def __init__(self, lines: list[str | Exception], output: io.StringIO | None = None) -> None:
         self.lines, self.prompts, self.output = list(lines), [], output
 
     def __call__(self, prompt: str) -> str:
@@ -30,7 +35,10 @@ class Script:
             self.output.write(prompt)
         if not self.lines:
             raise EOFError
-        return self.lines.pop(0)
+        line = self.lines.pop(0)
+        if isinstance(line, Exception):
+            raise line
+        return line
 
 
 class FirstCell:
@@ -76,6 +84,14 @@ def test_bad_input_is_asked_again_with_the_reason() -> None:
     assert "Game left unfinished." in text and not state.is_over
     assert script.lines == []  # every line was read: refusals ask again
     assert all(prompt.endswith("(you)> ") for prompt in script.prompts)
+
+
+def test_undecodable_lines_are_refused_and_the_game_goes_on() -> None:
+    """A strict decoder raises; a tolerant one passes the bytes on as surrogate escapes."""
+    strict = UnicodeDecodeError("ascii", b"\xff", 0, 1, "ordinal not in range(128)")
+    state, script, text = play([strict, "\udcff\udcfe", "caf\udcc3\udca9", "b2", "quit"])
+    assert text.count(UNREADABLE + "\n") == 3
+    assert names(state) == ["b2", "a1"] and script.lines == []
 
 
 def test_help_lists_the_commands() -> None:
@@ -285,7 +301,8 @@ def test_agent_fault_is_reported(tmp_path, capsys, monkeypatch) -> None:
     [
         (["nosuchagent"], "unknown agent spec 'nosuchagent'"),
         (["random", "--colour", "green"], "invalid choice: 'green'"),
-        (["random", "--side", "1"], "board side must be an integer >= 2, got 1"),
+        (["random", "--side", "1"], f"side must be 2 to {MAX_SIDE}, got 1"),
+        (["random", "--side", "200"], f"side must be 2 to {MAX_SIDE}, got 200"),  # not int16
         (["random", "--seed", "x"], "invalid int value: 'x'"),
     ],
 )
@@ -293,4 +310,65 @@ def test_command_line_errors(argv, reason, capsys) -> None:
     with pytest.raises(SystemExit) as exit_info:
         main(argv, input_fn=Script([]), output=io.StringIO())
     assert exit_info.value.code == 2
-    assert reason in capsys.readouterr().err
+    (error,) = [line for line in capsys.readouterr().err.splitlines() if "error" in line]
+    assert reason in error
+
+
+@pytest.mark.parametrize("where", ["under a file", "a folder"])
+def test_an_unwritable_record_path_fails_before_the_game(tmp_path, capsys, where) -> None:
+    """Found only after the game, the record would be lost; refused at once in one line."""
+    blocker = tmp_path / "file.txt"
+    blocker.write_text("")
+    path = blocker / "games.jsonl" if where == "under a file" else tmp_path
+    script = Script(["resign"])
+    with pytest.raises(SystemExit) as exit_info:
+        main(["random", "--side", "3", "--record", str(path)], input_fn=script)
+    assert exit_info.value.code == 2 and script.prompts == []
+    err = capsys.readouterr().err
+    assert err.startswith(f"trapy-play: error: cannot write the game record to {path}: ")
+    assert err.count("\n") == 1
+
+
+def test_the_record_check_leaves_nothing_behind(tmp_path) -> None:
+    path = tmp_path / "new" / "folders" / "games.jsonl"
+    status, text = run_main(["random", "--side", "3", "--record", str(path)], ["b2", "quit"])
+    assert status == 0 and "Game left unfinished." in text
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_hostile_input_on_a_strict_ascii_terminal(tmp_path) -> None:
+    """trapy-play as its own process, stdin and stdout strict ASCII: every bad line is refused
+    in one line and the game goes on, until the input ends mid-game; never a traceback."""
+    lines = [
+        (b"b2", "You (blue) play b2"),
+        (b"zz9", "'zz9' is not a cell of the side-3 board."),
+        (b"\xff\xfe", UNREADABLE),
+        (b"caf\xc3\xa9", UNREADABLE),  # UTF-8, but not ASCII
+        (b"a" * 400_000 + b"1", "'aaaaaaaaaa"),
+        (b"x" * 1_000_000, "is not a move"),
+        (b"\x00\x1b[A\x7f", "'\\x00\\x1b[A\\x7f' is not a move"),
+        (b"b2", "b2: the cell is occupied by "),
+        (b"swap", "swap: not allowed now"),
+        (b"", "Type a move such as a1, or help."),
+        (b"pass", "'pass' is not a move"),
+    ]
+    data = b"\n".join(line for line, _ in lines)  # the last line has no newline: then EOF
+    env = {**os.environ, "LC_ALL": "C", "PYTHONUTF8": "0", "PYTHONIOENCODING": "ascii:strict"}
+    argv = ["random", "--side", "3", "--seed", "0", "--record", str(tmp_path / "g.jsonl")]
+    process = subprocess.run(
+        [sys.executable, "-m", "trapy_rl.play", *argv],
+        input=data,
+        capture_output=True,
+        env=env,
+        timeout=120,
+    )
+    assert process.returncode == 0 and process.stderr == b"", process.stderr[-2000:]
+    text = process.stdout.decode("ascii")
+    answers = re.split(r"move \d+, blue \(you\)> ", text)[1:]  # what follows each prompt
+    assert len(answers) == len(lines) + 1
+    assert answers[0].startswith("You (blue) play b2\nrandom (yellow) plays ")
+    for (line, expected), answer in zip(lines[1:], answers[1:]):
+        assert answer.count("\n") == 1 and len(answer) < 200, (line[:20], answer[:300])
+        assert expected in answer, (line[:20], answer)
+    assert answers[-1] == "Game left unfinished.\n"
+    assert list(tmp_path.iterdir()) == []  # an unfinished game is not recorded

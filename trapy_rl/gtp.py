@@ -8,14 +8,19 @@ stdout. The protocol is GTP version 2 as Hex programs use it, with Trap Y cell n
     success:   =[id] result, then a blank line  e.g.  "=7 \\n\\n"
     failure:   ?[id] message, then a blank line e.g.  "?7 j1: the cell is occupied by blue\\n\\n"
 
-Input is cleaned as GTP asks: control characters other than tab and newline are dropped, tabs
-become spaces, everything after ``#`` is a comment, and empty lines get no response. Nothing a
-client sends ends the engine except ``quit`` and the end of input: unknown commands, missing or
-extra arguments, illegal moves, undecodable bytes and over-long lines all get a ``?`` response.
+Input is preprocessed as GTP 2 (section 3.1) asks: control characters other than tab and
+newline are dropped, everything after ``#`` is a comment, and tabs become spaces. Words are
+separated by spaces only (GTP's whitespace is space and tab; other Unicode spaces are parts of
+words). A line with no word left gets no response, however long it was; every other line gets
+exactly one. Nothing a client sends ends the engine except ``quit`` and the end of input:
+unknown commands, missing or extra arguments, illegal moves, undecodable bytes and over-long
+lines all get a ``?`` response.
 
 Commands:
 
-    protocol_version, name, version, known_command NAME, list_commands, quit
+    protocol_version, name, version, known_command NAME, list_commands
+    quit              answers ``=`` and ends the engine; as GTP says it never fails, extra
+                      arguments do not stop it, and the answer names them as ignored
     boardsize N       the board's side (``boardsize N N`` with equal sizes is accepted too); the
                       agent is rebuilt for the new side and must support it, so a network
                       trained on side 10 refuses ``boardsize 9``; clears the board
@@ -49,46 +54,60 @@ Decisions where Hex practice leaves room:
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import re
 import sys
 from collections.abc import Callable
-from typing import BinaryIO
+from typing import BinaryIO, TextIO
 
 import numpy as np
 
 from trapy_rl.agents import Agent, parse_agent, reset_agent
 from trapy_rl.agents.moves import checked_move
-from trapy_rl.game.board import Board
+from trapy_rl.game.board import Board, quote
 from trapy_rl.game.render import render_ascii
 from trapy_rl.game.state import BLUE, PLAYER_NAMES, YELLOW, GameState, IllegalMoveError
 
-__all__ = ["MAX_LINE", "MAX_SIDE", "PROTOCOL_VERSION", "GtpEngine", "GtpError", "main", "serve"]
+__all__ = [
+    "MAX_LINE",
+    "MAX_SIDE",
+    "PROTOCOL_VERSION",
+    "GtpEngine",
+    "GtpError",
+    "check_side",
+    "main",
+    "serve",
+]
 
 PROTOCOL_VERSION = 2
 MAX_LINE = 4096
-"""Longest accepted command line, in characters (in bytes when read from a stream)."""
+"""Longest accepted command, in characters: its words after GTP's preprocessing, one space
+apart (comments, control characters and runs of spaces do not count)."""
 MAX_SIDE = 32
-"""Largest board side ``boardsize`` accepts: a guard against sizes that would exhaust memory."""
+"""Largest board side the engine and ``trapy-play`` accept: a guard against sizes that would
+exhaust memory."""
 
 COLOURS = {"b": BLUE, "blue": BLUE, "y": YELLOW, "yellow": YELLOW}
-_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")  # GTP: drop all but HT (and LF, split off)
-_ID = re.compile(r"^[0-9]+$")
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")  # GTP's control characters but HT
+_SPACES = re.compile(" +")
+_ID = re.compile("[0-9]+")
 
 
 class GtpError(Exception):
     """A command that cannot be carried out; the message becomes the ``?`` response."""
 
 
-def _quote(text: str, limit: int = 40) -> str:
-    """``text`` in quotes for an error message, shortened past ``limit`` characters."""
-    return repr(text if len(text) <= limit else text[:limit] + "...")
+def _preprocess(line: str) -> str:
+    """GTP's preprocessing of the first line of ``line``: control characters other than HT
+    removed, the comment from ``#`` on cut, HT made a space."""
+    return _CONTROL.sub("", line.split("\n", 1)[0]).split("#", 1)[0].replace("\t", " ")
 
 
 def _parse_colour(text: str) -> int:
     player = COLOURS.get(text.lower())
     if player is None:
-        raise GtpError(f"unknown colour {_quote(text)}: expected b, blue, y or yellow")
+        raise GtpError(f"unknown colour {quote(text)}: expected b, blue, y or yellow")
     return player
 
 
@@ -112,7 +131,7 @@ class GtpEngine:
     def __init__(self, agent_spec: str, *, side: int = 10, seed: int | None = None) -> None:
         self.agent_spec = agent_spec
         self.seed = seed
-        board = Board(_check_side(side))
+        board = Board(check_side(side))
         self.agent: Agent = parse_agent(agent_spec, board=board, seed=seed)
         self.state = GameState(board)
         self.quit_requested = False
@@ -140,24 +159,26 @@ class GtpEngine:
     def handle(self, line: str) -> str:
         """The full response to one command line (ending in a blank line), or '' for none.
 
-        Never raises for any input: every failure becomes a ``?`` response.
+        Only the first line of ``line`` is read. Never raises for any input: every failure
+        becomes a ``?`` response.
         """
-        if len(line) > MAX_LINE:
-            return f"? line too long ({len(line)} characters; at most {MAX_LINE})\n\n"
-        line = _CONTROL.sub("", line.replace("\t", " ").split("\n", 1)[0]).split("#", 1)[0]
-        words = line.split()
-        if not words:
+        words = [word for word in _preprocess(line).split(" ") if word]
+        if not words:  # empty, blank or a comment: no response, whatever the length
             return ""
+        too_long = sum(len(word) + 1 for word in words) - 1 > MAX_LINE
         ident = ""
-        if _ID.match(words[0]):
+        # An id longer than a whole command cannot be one (a stream keeps only its start).
+        if len(words[0]) <= MAX_LINE and _ID.fullmatch(words[0]):
             ident, words = words[0], words[1:]
-            if not words:
-                return f"?{ident} missing command after the id\n\n"
+        if too_long:
+            return f"?{ident} line too long (more than {MAX_LINE} characters); ignored\n\n"
+        if not words:
+            return f"?{ident} missing command after the id\n\n"
         command, args = words[0].lower(), words[1:]
         handler = self._commands.get(command)
         try:
             if handler is None:
-                raise GtpError(f"unknown command {_quote(words[0])}")
+                raise GtpError(f"unknown command {quote(words[0])}")
             result = handler(args)
         except GtpError as error:
             return _response("?", ident, str(error))
@@ -199,7 +220,8 @@ class GtpEngine:
 
     def _quit(self, args: list[str]) -> str:
         self.quit_requested = True
-        return ""
+        # GTP: quit never fails; the extra words are answered as ignored, not dropped unseen.
+        return f"ignored extra arguments: {quote(' '.join(args))}" if args else ""
 
     # ------------------------------------------------------------------ setup
     def _boardsize(self, args: list[str]) -> str:
@@ -209,7 +231,7 @@ class GtpEngine:
                 f"unacceptable size {args[0]} x {args[1]}: a Trap Y board has one size, its side"
             )
         if not re.fullmatch(r"[0-9]+", args[0]):
-            raise GtpError(f"boardsize: {_quote(args[0])} is not a whole number")
+            raise GtpError(f"boardsize: {quote(args[0])} is not a whole number")
         side = int(args[0])
         if not 2 <= side <= MAX_SIDE:
             raise GtpError(f"unacceptable size {side}: the side must be 2 to {MAX_SIDE}")
@@ -256,7 +278,7 @@ class GtpEngine:
         try:
             self.state.play(args[1])
         except IllegalMoveError as error:
-            raise GtpError(str(error).replace(repr(args[1]), _quote(args[1]))) from None
+            raise GtpError(str(error)) from None
         return ""
 
     def _genmove(self, args: list[str]) -> str:
@@ -323,7 +345,8 @@ def _response(kind: str, ident: str, body: str) -> str:
     return f"{kind}{ident} {body}\n\n"
 
 
-def _check_side(side: int) -> int:
+def check_side(side: int) -> int:
+    """``side`` as an int if it is an integer 2 to `MAX_SIDE`; else ValueError naming the range."""
     if isinstance(side, bool) or not isinstance(side, (int, np.integer)):
         raise ValueError(f"side must be an integer 2 to {MAX_SIDE}, got {side!r}")
     if not 2 <= side <= MAX_SIDE:
@@ -332,19 +355,26 @@ def _check_side(side: int) -> int:
 
 
 # ---------------------------------------------------------------------- streams
-def _read_line(stream: BinaryIO) -> tuple[bytes | None, bool]:
-    """The next line (None at end of input) and whether it was longer than `MAX_LINE` bytes.
+def _read_command(reader: TextIO) -> str | None:
+    """The next line of ``reader``, preprocessed with runs of spaces made one; None at the end.
 
-    An over-long line is read to its end and dropped, in pieces, so memory stays bounded.
+    The line is read in pieces and at most ``MAX_LINE + 2`` characters of its words are kept,
+    so memory stays bounded; `GtpEngine.handle` answers what is kept as it would the whole line
+    (no words, the id, too long or not).
     """
-    line = stream.readline(MAX_LINE + 1)
-    if not line:
-        return None, False
-    if len(line) <= MAX_LINE or line.endswith(b"\n"):
-        return line, False
-    while line and not line.endswith(b"\n"):
-        line = stream.readline(MAX_LINE)
-    return b"", True
+    piece = reader.readline(MAX_LINE)
+    if not piece:
+        return None
+    kept, comment = "", False
+    while True:
+        if not comment and len(kept) <= MAX_LINE + 1:
+            kept = _SPACES.sub(" ", (kept + _preprocess(piece)).lstrip(" "))[: MAX_LINE + 2]
+            comment = "#" in piece
+        if piece.endswith("\n"):
+            return kept
+        piece = reader.readline(MAX_LINE)
+        if not piece:
+            return kept
 
 
 def serve(engine: GtpEngine, stdin: BinaryIO, stdout: BinaryIO) -> None:
@@ -353,17 +383,18 @@ def serve(engine: GtpEngine, stdin: BinaryIO, stdout: BinaryIO) -> None:
     Bytes that are not UTF-8 are replaced (and then refused as unknown words); every
     response is flushed at once, as a controller waits for it.
     """
-    while not engine.quit_requested:
-        raw, too_long = _read_line(stdin)
-        if raw is None:
-            break
-        if too_long:
-            response = f"? line too long (more than {MAX_LINE} bytes); ignored\n\n"
-        else:
-            response = engine.handle(raw.decode("utf-8", errors="replace"))
-        if response:
-            stdout.write(response.encode("utf-8", errors="replace"))
-            stdout.flush()
+    reader = io.TextIOWrapper(stdin, encoding="utf-8", errors="replace", newline="\n")
+    try:
+        while not engine.quit_requested:
+            line = _read_command(reader)
+            if line is None:
+                break
+            response = engine.handle(line)
+            if response:
+                stdout.write(response.encode("utf-8", errors="replace"))
+                stdout.flush()
+    finally:
+        reader.detach()  # the caller's stream stays open
 
 
 def main(argv: list[str] | None = None) -> int:

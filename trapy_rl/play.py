@@ -11,9 +11,11 @@ At the prompt the person types:
     help          list these commands
     quit          leave at once; an unfinished game is not recorded
 
-Anything else is refused with the reason and asked again. When the game ends the result is
-shown and the game is appended, as one JSON line, to the record file (by default a new file
-under ``outputs/games/``). It is a game record (`trapy_rl.eval.records`) with the agent as
+Anything else is refused with the reason, on one line, and asked again: unknown or over-long
+names, illegal moves, and lines that are not text in the terminal's encoding alike. When the
+game ends the result is shown and the game is appended, as one JSON line, to the record file
+(by default a new file under ``outputs/games/``), which is checked to be writable before the
+game starts. It is a game record (`trapy_rl.eval.records`) with the agent as
 ``agent_a`` and ``"human"`` as ``agent_b``, plus ``resigned`` (true when the game ended by
 resignation; such a record's moves alone do not reach the recorded winner).
 
@@ -34,6 +36,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import os
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -43,10 +46,11 @@ import numpy as np
 
 from trapy_rl.agents import Agent, parse_agent
 from trapy_rl.agents.moves import checked_move
-from trapy_rl.eval.records import make_record, write_records
+from trapy_rl.eval.records import check_record_path, make_record, write_records
 from trapy_rl.game.board import Board
 from trapy_rl.game.render import render_ascii
 from trapy_rl.game.state import BLUE, PLAYER_NAMES, YELLOW, GameState, IllegalMoveError, other
+from trapy_rl.gtp import MAX_SIDE, check_side
 
 __all__ = ["HUMAN", "game_record", "main", "play_game", "takeback"]
 
@@ -65,6 +69,9 @@ A player wins with a group touching three regions that are not three in a row ar
 edge, or four or more regions."""
 
 COLOURS = {"b": BLUE, "blue": BLUE, "y": YELLOW, "yellow": YELLOW}
+UNREADABLE = "That line is not text in this terminal's encoding; type a move such as a1, or help."
+# Bytes that did not decode, as the surrogateescape error handler passes them on.
+_UNDECODED = re.compile("[\udc80-\udcff]")
 
 
 def use_colour(output: TextIO) -> bool:
@@ -130,7 +137,8 @@ def play_game(
         board: the board to play on.
         human: the person's player, 1 (blue, moves first) or 2 (yellow).
         input_fn: shows a prompt and returns the person's line (``input`` by default);
-            EOFError or KeyboardInterrupt from it count as ``quit``.
+            EOFError or KeyboardInterrupt from it count as ``quit``; UnicodeDecodeError, or
+            undecoded bytes passed on as surrogate escapes, as a line to type again.
         output: where the board and messages go (sys.stdout by default).
         colour: draw the stones in ANSI colours.
 
@@ -174,6 +182,12 @@ def play_game(
                 line = input_fn(_prompt(state))
             except (EOFError, KeyboardInterrupt):
                 line = "quit"
+            except UnicodeDecodeError:  # a strict decoder: this line is lost, the game goes on
+                say(UNREADABLE)
+                continue
+            if _UNDECODED.search(line):
+                say(UNREADABLE)
+                continue
             command = line.strip().lower()
             if not command:
                 say("Type a move such as a1, or help.")
@@ -245,6 +259,13 @@ def default_record_path() -> Path:
     return Path("outputs") / "games" / f"play-{stamp}.jsonl"
 
 
+def _set_errors(stream: TextIO, errors: str) -> None:
+    """Give ``stream`` the Unicode error handler ``errors``, where it has one to set."""
+    reconfigure = getattr(stream, "reconfigure", None)
+    if callable(reconfigure):
+        reconfigure(errors=errors)
+
+
 def main(
     argv: list[str] | None = None,
     *,
@@ -253,13 +274,20 @@ def main(
 ) -> int:
     """``trapy-play AGENT_SPEC [--side N] [--colour blue|yellow] [--record PATH] [--seed S]``.
 
-    Returns the exit status: 0 after a game (finished or left), 1 if the agent fails.
+    Returns the exit status: 0 after a game (finished or left), 1 if the agent fails, 2 (by
+    SystemExit) for bad arguments or a record file that cannot be written.
     """
     parser = argparse.ArgumentParser(
         prog="trapy-play", description="Play Trap Y against an agent in the terminal."
     )
     parser.add_argument("agent", metavar="AGENT_SPEC", help="the opponent, e.g. random or uct:200")
-    parser.add_argument("--side", type=int, default=10, metavar="N", help="board side (default 10)")
+    parser.add_argument(
+        "--side",
+        type=int,
+        default=10,
+        metavar="N",
+        help=f"board side, 2 to {MAX_SIDE} (default 10)",
+    )
     parser.add_argument(
         "--colour",
         "--color",
@@ -279,11 +307,23 @@ def main(
     args = parser.parse_args(argv)
     out = output if output is not None else sys.stdout
     try:
-        board = Board(args.side)
+        board = Board(check_side(args.side))
         agent = parse_agent(args.agent, board=board, seed=args.seed)
     except ValueError as error:
         parser.error(str(error))
+    path = args.record or default_record_path()
+    try:
+        check_record_path(path)
+    except OSError as error:
+        reason = error.strerror or str(error)
+        parser.exit(2, f"{parser.prog}: error: cannot write the game record to {path}: {reason}\n")
     human = COLOURS[args.colour]
+    # Whatever the locale's error handler: bytes that do not decode reach play_game as
+    # surrogate escapes, refused as a bad line, and what the terminal cannot show is escaped.
+    if input_fn is input:
+        _set_errors(sys.stdin, "surrogateescape")
+    if output is None:
+        _set_errors(sys.stdout, "backslashreplace")
     try:
         state = play_game(
             agent, board=board, human=human, input_fn=input_fn, output=out, colour=use_colour(out)
@@ -293,7 +333,7 @@ def main(
         return 1
     if state.is_over:
         record = game_record(state, agent_name=agent.name, human=human, seed=args.seed)
-        path = write_records([record], args.record or default_record_path(), append=True)
+        path = write_records([record], path, append=True)
         print(f"Game record saved to {path}", file=out)
     return 0
 

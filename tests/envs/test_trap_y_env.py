@@ -266,3 +266,18 @@ def test_bad_arguments(kwargs, message):
 def test_reset_rejects_unknown_options():
     with pytest.raises(ValueError, match="no options"):
         TrapYEnv(side=2).reset(options={"start": "a1"})
+
+
+def test_numpy_integer_seeds():
+    """A seed drawn from a numpy array seeds as the same Python int does; non-integers fail."""
+
+    def draws(seed):
+        env = TrapYEnv(side=3, opponent="random", agent_player="random")
+        env.reset(seed=seed)
+        return env.np_random_seed, env.np_random.integers(1 << 30, size=4).tolist()
+
+    for seed in (np.int64(7), np.int32(7), np.uint64(7)):
+        assert draws(seed) == draws(7)
+    for seed in (7.0, True, "7", [7]):
+        with pytest.raises(TypeError, match="seed must be an int or None, got"):
+            TrapYEnv(side=2).reset(seed=seed)

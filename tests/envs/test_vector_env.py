@@ -250,3 +250,18 @@ def test_make_vec_and_render():
     envs.reset(seed=0)
     frames = envs.render()
     assert len(frames) == 2 and all(f.dtype == np.uint8 and f.shape[2] == 3 for f in frames)
+
+
+def test_numpy_integer_seeds():
+    """A seed drawn from a numpy array seeds as the same Python int does; non-integers fail."""
+
+    def draws(seed):
+        envs = TrapYVectorEnv(4, side=3, opponent="random", agent_player="random")
+        _, infos = envs.reset(seed=seed)
+        return envs.np_random_seed, infos["agent_player"].tolist(), infos["last_action"].tolist()
+
+    for seed in (np.int64(11), np.int32(11), np.uint8(11)):
+        assert draws(seed) == draws(11)
+    for seed in (11.0, True, [11, 12]):
+        with pytest.raises(TypeError, match=r"seed must be an int or None \(one generator"):
+            TrapYVectorEnv(2, side=2).reset(seed=seed)

@@ -1,5 +1,7 @@
 """BatchGame against the GameState reference, and its batch mechanics."""
 
+import re
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -186,3 +188,61 @@ def test_step_only_chosen_games():
     assert batch.move_count.tolist() == [1, 0, 1] and batch.stones[1].sum() == 0
     batch.step(np.array([5, 3, 9]), games=[1])
     assert batch.move_count.tolist() == [1, 1, 1] and batch.stones[1, 3] == BLUE
+
+
+@pytest.mark.parametrize(
+    "actions, dtype",
+    [
+        ([1.7, 2.0, 3.0], "float64"),  # would play cell 1
+        ([True, False, True], "bool"),  # would play cells 1, 0, 1
+        (["1", "2", "3"], "<U1"),
+        (np.array([1, 2, 3], dtype=object), "object"),
+    ],
+)
+def test_step_refuses_actions_that_are_not_integers(actions, dtype):
+    batch = BatchGame(3, side=3)
+    with pytest.raises(
+        TypeError, match=re.escape(f"actions must be integers, got an array of dtype {dtype}")
+    ):
+        batch.step(actions)
+    assert (batch.move_count == 0).all()
+
+
+def test_step_takes_every_integer_dtype():
+    for dtype in (np.int8, np.uint8, np.int16, np.int32, np.int64, np.uint64):
+        batch = BatchGame(2, side=3)
+        batch.step(np.array([1, 2], dtype=dtype))
+        assert batch.stones[:, 1:3].tolist() == [[BLUE, 0], [0, BLUE]]
+    BatchGame(2, side=3).step([1, 2])  # Python ints
+    # An unsigned action too big for intp is reported as it is, not wrapped to a negative one.
+    with pytest.raises(IllegalMoveError, match=f"action {2**64 - 1} is out of range"):
+        BatchGame(1, side=3).step(np.array([2**64 - 1], dtype=np.uint64))
+
+
+@pytest.mark.parametrize(
+    "games, error, reason",
+    [
+        ([-1], ValueError, "game index -1 is out of range 0..2"),  # would be the last game
+        ([0, 3, 7], ValueError, "game index 3 is out of range 0..2 (and 1 more)"),
+        (np.array([2], dtype=np.uint8) - 3, ValueError, "game index 255 is out of range"),
+        ([True, False], ValueError, "a games mask must have shape (3,), got (2,)"),
+        ([0.0], TypeError, "games must be a [B] bool mask or integer indices, got dtype float64"),
+        ([[0, 1]], TypeError, "of shape (1, 2)"),
+    ],
+)
+def test_games_must_be_a_mask_or_indices_in_range(games, error, reason):
+    batch = BatchGame(3, side=3)
+    batch.step([0, 1, 2])
+    before = batch.copy()
+    calls = (
+        lambda: batch.step([3, 4, 5], games=games),
+        lambda: batch.reset(games),
+        lambda: batch.resign(games),
+    )
+    for call in calls:
+        with pytest.raises(error, match=re.escape(reason)):
+            call()
+    for name in ("stones", "to_move", "winner", "move_count", "history", "resigned"):
+        assert (getattr(batch, name) == getattr(before, name)).all()
+    batch.step([3, 4, 5], games=[])  # no game chosen: nothing moves
+    assert (batch.move_count == 1).all()

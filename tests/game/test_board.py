@@ -1,6 +1,7 @@
 """Board geometry against RULES.md: sizes, names, neighbours, regions, win table, mirror."""
 
 import itertools
+import time
 
 import numpy as np
 import pytest
@@ -81,6 +82,21 @@ def test_parse_round_trip(side):
 def test_parse_errors_name_the_input(text, message):
     with pytest.raises(ValueError, match=message):
         Board().parse_action(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["a" * 399_999 + "1", "a1" + "0" * 400_000, " " + "z" * 400_000 + "9 ", "x" * 400_000],
+)
+def test_huge_names_are_refused_at_once_in_one_short_line(text):
+    """400,000 letters once took 13 s (the column number's big-integer arithmetic)."""
+    start = time.perf_counter()
+    with pytest.raises(ValueError, match="is not a") as error:
+        Board().parse_action(text)
+    assert time.perf_counter() - start < 1.0
+    message = str(error.value)
+    assert len(message) < 120 and "\n" not in message and "..." in message
+    assert Board().max_name_length == len("a10")
 
 
 def test_bad_sides():

@@ -168,7 +168,7 @@ class TrapYEnv(gym.Env[np.ndarray, np.int64]):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
-        super().reset(seed=seed)
+        super().reset(seed=as_seed(seed))
         if options:
             raise ValueError(f"TrapYEnv.reset takes no options, got {sorted(options)}")
         self._state = GameState(self.board)
@@ -259,6 +259,19 @@ class TrapYEnv(gym.Env[np.ndarray, np.int64]):
         if self.opponent is not None:
             info["agent_player"] = int(self._agent)
         return info
+
+
+def as_seed(seed: Any, *, note: str = "") -> int | None:
+    """``seed`` as Gymnasium's seeding takes it: None or a Python int (numpy integers too).
+
+    Raises:
+        TypeError: for anything else (bools included); ``note`` is added to the message.
+    """
+    if seed is None:
+        return None
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"seed must be an int or None{note}, got {seed!r}")
+    return int(seed)
 
 
 def _as_move(action: Any) -> int | str:

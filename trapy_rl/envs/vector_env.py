@@ -19,7 +19,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from trapy_rl.envs.spaces import BatchedLegalActions
-from trapy_rl.envs.trap_y_env import RENDER_MODES, TrapYEnv
+from trapy_rl.envs.trap_y_env import RENDER_MODES, TrapYEnv, as_seed
 from trapy_rl.game.batch import BatchGame
 from trapy_rl.game.board import Board
 from trapy_rl.game.planes import encode_planes
@@ -118,11 +118,7 @@ class TrapYVectorEnv(VectorEnv):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
-            raise TypeError(
-                f"seed must be an int or None (one generator drives all games), got {seed!r}"
-            )
-        super().reset(seed=seed)
+        super().reset(seed=as_seed(seed, note=" (one generator drives all games)"))
         options = dict(options or {})
         reset_mask = options.pop("reset_mask", None)
         if options:

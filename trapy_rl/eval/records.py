@@ -25,6 +25,7 @@ write them; `load_records` reads them back and `replay_record` replays one to it
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -35,7 +36,14 @@ from trapy_rl.game.batch import BatchGame
 from trapy_rl.game.board import Board
 from trapy_rl.game.state import BLUE, PLAYER_NAMES, GameState
 
-__all__ = ["load_records", "make_record", "match_records", "replay_record", "write_records"]
+__all__ = [
+    "check_record_path",
+    "load_records",
+    "make_record",
+    "match_records",
+    "replay_record",
+    "write_records",
+]
 
 REQUIRED = ("moves", "winner", "side")
 """The fields `load_records` insists on: enough to replay a game."""
@@ -144,6 +152,31 @@ def write_records(records: Iterable[dict], path: str | Path, *, append: bool = F
     with path.open("a" if append else "w", encoding="utf-8") as out:
         for record in records:
             out.write(json.dumps(record) + "\n")
+    return path
+
+
+def check_record_path(path: str | Path) -> Path:
+    """Check now that `write_records` can append to ``path``, leaving nothing behind.
+
+    Makes the folder and opens the file for appending, then removes what it made: a game whose
+    record cannot be written is refused before it is played, not lost at its end.
+
+    Raises:
+        OSError: when the folder cannot be made or the file cannot be opened for appending.
+    """
+    path = Path(path)
+    made = [p for p in (path, *path.parents) if not p.exists()]  # the deepest first
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("a", encoding="utf-8"):
+            pass
+    finally:
+        for made_path in made:
+            with contextlib.suppress(OSError):
+                if made_path == path:
+                    made_path.unlink()
+                else:
+                    made_path.rmdir()
     return path
 
 

@@ -117,7 +117,10 @@ class BatchGame:
 
     # ------------------------------------------------------------------ stepping
     def step(
-        self, actions: np.ndarray | Sequence[int], *, games: np.ndarray | None = None
+        self,
+        actions: np.ndarray | Sequence[int],
+        *,
+        games: np.ndarray | Sequence[int] | None = None,
     ) -> np.ndarray:
         """Play one action in every game not over; finished games ignore theirs.
 
@@ -130,18 +133,21 @@ class BatchGame:
 
         Raises:
             IllegalMoveError: naming every offending game, its action and why; nothing moves.
+            TypeError: for actions that are not integers (floats, bools, strings).
+            ValueError: for a wrong shape, or ``games`` not a [B] mask or indices in 0..B-1.
         """
         actions = np.asarray(actions)
         if actions.shape != (self.num_games,):
             raise ValueError(f"actions must have shape ({self.num_games},), got {actions.shape}")
+        if not np.issubdtype(actions.dtype, np.integer):
+            # A float would be truncated to a cell (1.7 plays 1) and a bool read as 0 or 1.
+            raise TypeError(f"actions must be integers, got an array of dtype {actions.dtype}")
         live = self.winner == 0
         if games is not None:
-            chosen = np.zeros(self.num_games, dtype=bool)
-            chosen[np.asarray(games)] = True
-            live &= chosen
+            live &= self._game_mask(games)
         moving = np.flatnonzero(live)
+        self._check(moving, actions[moving])
         acts = actions[moving].astype(np.intp)
-        self._check(moving, acts)
         k = self.board.num_cells
         width = k + 1  # the cell axis with its sentinel; also the number of actions
         movers = self.to_move[moving]
@@ -205,10 +211,36 @@ class BatchGame:
         rows = self._labels[games].astype(np.intp) + (np.arange(m) * width)[:, None]
         self._labels[games] = lookup.take(rows)
 
+    def _game_mask(self, games: np.ndarray | Sequence[int] | Sequence[bool]) -> np.ndarray:
+        """[B] bool from ``games``, a [B] bool mask or indices in 0..B-1 (never wrapping)."""
+        games = np.asarray(games)
+        if games.dtype == bool:
+            if games.shape != (self.num_games,):
+                raise ValueError(
+                    f"a games mask must have shape ({self.num_games},), got {games.shape}"
+                )
+            return games
+        if games.size == 0:
+            return np.zeros(self.num_games, dtype=bool)
+        if games.ndim != 1 or not np.issubdtype(games.dtype, np.integer):
+            raise TypeError(
+                f"games must be a [B] bool mask or integer indices, got dtype {games.dtype} "
+                f"of shape {games.shape}"
+            )
+        # numpy would read -1 as the last game; an index past the end is as surely a mistake.
+        bad = games[(games < 0) | (games >= self.num_games)]
+        if bad.size:
+            more = f" (and {bad.size - 1} more)" if bad.size > 1 else ""
+            raise ValueError(f"game index {bad[0]} is out of range 0..{self.num_games - 1}{more}")
+        mask = np.zeros(self.num_games, dtype=bool)
+        mask[games] = True
+        return mask
+
     def _check(self, games: np.ndarray, acts: np.ndarray) -> None:
+        """Raise IllegalMoveError for the illegal ``acts`` [n] (any integer dtype) of ``games``."""
         k = self.board.num_cells
-        out_of_range = (acts < 0) | (acts > k)
-        safe = np.where(out_of_range, 0, acts)
+        out_of_range = (acts < 0) | (acts > k)  # in the given dtype: no wrap before the check
+        safe = np.where(out_of_range, 0, acts).astype(np.intp)
         bad_swap = (safe == k) & (self.move_count[games] != 1)
         occupied = (safe < k) & (self._stones[games, safe] != EMPTY) & ~out_of_range
         bad = out_of_range | bad_swap | occupied
@@ -230,20 +262,14 @@ class BatchGame:
 
     def resign(self, games: np.ndarray | Sequence[int]) -> None:
         """The player to move resigns in each of ``games`` (indices or [B] bool) not yet over."""
-        games = np.asarray(games)
-        games = np.flatnonzero(games) if games.dtype == bool else games.astype(np.intp)
-        games = games[self.winner[games] == 0]
+        games = self._game_mask(games) & (self.winner == 0)
         self.winner[games] = 3 - self.to_move[games]
         self.resigned[games] = True
         self._legal[games] = False
 
     def reset(self, games: np.ndarray | Sequence[int] | None = None) -> None:
         """Start new games in ``games`` (indices or [B] bool; default all)."""
-        if games is None:
-            games = np.arange(self.num_games)
-        games = np.asarray(games)
-        if games.dtype == bool:
-            games = np.flatnonzero(games)
+        games = np.ones(self.num_games, dtype=bool) if games is None else self._game_mask(games)
         k = self.board.num_cells
         self._stones[games] = EMPTY
         self._labels[games] = k

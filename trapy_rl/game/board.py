@@ -23,7 +23,7 @@ import re
 
 import numpy as np
 
-__all__ = ["REGION_COLORS", "REGION_NAMES", "Board", "winning_region_sets"]
+__all__ = ["REGION_COLORS", "REGION_NAMES", "Board", "quote", "winning_region_sets"]
 
 # Region k is bit k of a cell's region mask, in the counter-clockwise cycle of RULES.md.
 REGION_NAMES: tuple[str, ...] = ("bottom-left", "bottom-right", "right", "top", "left")
@@ -34,6 +34,11 @@ NUM_REGIONS = len(REGION_NAMES)
 HEX_DIRECTIONS: tuple[tuple[int, int], ...] = ((1, 0), (0, 1), (-1, 1), (-1, 0), (0, -1), (1, -1))
 
 _ACTION_RE = re.compile(r"^([a-z]+)([0-9]+)$")
+
+
+def quote(text: str, limit: int = 40) -> str:
+    """``text`` quoted for a one-line message (repr escapes newlines), cut after ``limit``."""
+    return repr(text if len(text) <= limit else text[:limit] + "...")
 
 
 def winning_region_sets() -> np.ndarray:
@@ -96,6 +101,7 @@ class Board:
         mirror_cells: [K] int16, the cell index of each cell's mirror image.
         mirror_actions: [A] int16, the same for actions (the swap maps to itself).
         names: tuple of K cell names.
+        max_name_length: the length of the longest cell name.
     """
 
     side: int
@@ -114,6 +120,7 @@ class Board:
     mirror_cells: np.ndarray
     mirror_actions: np.ndarray
     names: tuple[str, ...]
+    max_name_length: int
 
     def __new__(cls, side: int = 10) -> Board:
         return _board_of_side(_check_side(side))
@@ -165,10 +172,17 @@ class Board:
             return self.swap_action
         match = _ACTION_RE.match(key)
         if match is None:
-            raise ValueError(f"{text!r} is not a move: expected a cell name like 'a1' or 'swap'")
-        column, row = _column_index(match.group(1)), int(match.group(2)) - 1
-        if not (0 <= row < self.side and 0 <= column < 2 * self.side - 1 - row):
-            raise ValueError(f"{text!r} is not a cell of the side-{self.side} board")
+            raise ValueError(
+                f"{quote(text)} is not a move: expected a cell name like 'a1' or 'swap'"
+            )
+        # A name longer than every cell's is refused unparsed: the column number of n letters
+        # is a big integer whose arithmetic costs time growing as n squared.
+        on_board = len(key) <= self.max_name_length
+        if on_board:
+            column, row = _column_index(match.group(1)), int(match.group(2)) - 1
+            on_board = 0 <= row < self.side and 0 <= column < 2 * self.side - 1 - row
+        if not on_board:
+            raise ValueError(f"{quote(text)} is not a cell of the side-{self.side} board")
         return int(self.grid_to_cell[row, column])
 
     def cells_of_region(self, region: int) -> np.ndarray:
@@ -237,6 +251,7 @@ def _board_of_side(side: int) -> Board:
         mirror_cells=mirror_cells,
         mirror_actions=np.append(mirror_cells, np.int16(num_cells)).astype(np.int16),
         names=names,
+        max_name_length=max(len(name) for name in names),
     )
     for key, value in fields.items():
         if isinstance(value, np.ndarray):
