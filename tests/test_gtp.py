@@ -134,7 +134,7 @@ def test_ids_comments_blank_lines_and_case() -> None:
         ("play y a1", "it is blue's turn (move 1), not yellow's"),
         ("genmove y", "it is blue's turn (move 1), not yellow's"),
         ("boardsize", "boardsize takes 1 to 2 arguments, got 0"),
-        ("boardsize 1", "unacceptable size 1: the side must be 2 to 32"),
+        ("boardsize 1", f"unacceptable size 1: the side must be 2 to {MAX_SIDE}"),
         ("boardsize 0", "unacceptable size 0"),
         (f"boardsize {MAX_SIDE + 1}", f"unacceptable size {MAX_SIDE + 1}"),
         ("boardsize 99999999999999999999", "unacceptable size"),
@@ -651,7 +651,7 @@ def test_pipe_answers_each_command_before_the_next_is_sent() -> None:
 def test_command_line_errors(capsys: pytest.CaptureFixture[str]) -> None:
     for argv, reason in [
         (["nosuchagent"], "unknown agent spec 'nosuchagent'"),
-        (["random", "--side", "1"], "side must be 2 to 32, got 1"),
+        (["random", "--side", "1"], f"side must be 2 to {MAX_SIDE}, got 1"),
         (["random", "--side", "ten"], "invalid int value: 'ten'"),
         (["uct:many"], "simulations 'many' is not an integer"),
     ]:

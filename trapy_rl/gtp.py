@@ -65,7 +65,7 @@ import numpy as np
 
 from trapy_rl.agents import Agent, parse_agent, reset_agent
 from trapy_rl.agents.moves import checked_move
-from trapy_rl.game.board import Board, quote
+from trapy_rl.game.board import MAX_SIDE, Board, quote
 from trapy_rl.game.render import render_ascii
 from trapy_rl.game.state import BLUE, PLAYER_NAMES, YELLOW, GameState, IllegalMoveError
 
@@ -84,9 +84,6 @@ PROTOCOL_VERSION = 2
 MAX_LINE = 4096
 """Longest accepted command, in characters: its words after GTP's preprocessing, one space
 apart (comments, control characters and runs of spaces do not count)."""
-MAX_SIDE = 32
-"""Largest board side the engine and ``trapy-play`` accept: a guard against sizes that would
-exhaust memory."""
 
 COLOURS = {"b": BLUE, "blue": BLUE, "y": YELLOW, "yellow": YELLOW}
 _CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")  # GTP's control characters but HT

@@ -23,7 +23,7 @@ import re
 
 import numpy as np
 
-__all__ = ["REGION_COLORS", "REGION_NAMES", "Board", "quote", "winning_region_sets"]
+__all__ = ["MAX_SIDE", "REGION_COLORS", "REGION_NAMES", "Board", "quote", "winning_region_sets"]
 
 # Region k is bit k of a cell's region mask, in the counter-clockwise cycle of RULES.md.
 REGION_NAMES: tuple[str, ...] = ("bottom-left", "bottom-right", "right", "top", "left")
@@ -32,6 +32,10 @@ NUM_REGIONS = len(REGION_NAMES)
 
 # The six axial directions (dq, dr), in a fixed order used by `Board.neighbors`.
 HEX_DIRECTIONS: tuple[tuple[int, int], ...] = ((1, 0), (0, 1), (-1, 1), (-1, 0), (0, -1), (1, -1))
+
+MAX_SIDE = 40
+"""Largest board side anywhere in the toolkit (boards, training, checkpoints, GTP, trapy-play):
+far above any board studied, far below one whose arrays would overflow int16 cell indices."""
 
 _ACTION_RE = re.compile(r"^([a-z]+)([0-9]+)$")
 
@@ -192,7 +196,9 @@ class Board:
 
 def _check_side(side: int) -> int:
     if isinstance(side, bool) or not isinstance(side, (int, np.integer)) or side < 2:
-        raise ValueError(f"board side must be an integer >= 2, got {side!r}")
+        raise ValueError(f"board side must be an integer from 2 to {MAX_SIDE}, got {side!r}")
+    if side > MAX_SIDE:
+        raise ValueError(f"board side must be an integer from 2 to {MAX_SIDE}, got {side}")
     return int(side)
 
 

@@ -46,6 +46,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from trapy_rl.game.board import MAX_SIDE
 from trapy_rl.nn.network import NetConfig
 
 __all__ = [
@@ -72,8 +73,7 @@ LATEST = "latest.pt"
 CHECKPOINT_DIR = "checkpoints"
 _TRAILER_TAG = b"\ntrapy_rl sha256 "
 TRAILER_SIZE = len(_TRAILER_TAG) + 64 + 1
-# The board sides a checkpoint may name (those a run can train on: `TrainConfig.side`).
-SIDES = range(2, 41)
+SIDES = range(2, MAX_SIDE + 1)  # the board sides a checkpoint may name
 
 
 class CheckpointError(ValueError):

@@ -28,6 +28,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from trapy_rl.game.board import MAX_SIDE
 from trapy_rl.mcts.settings import SearchSettings
 from trapy_rl.nn.network import NetConfig
 from trapy_rl.train.replay import MIRROR_MODES
@@ -252,7 +253,7 @@ class CurriculumSettings:
                self.until)  # fmt: skip
         _check(p, "until", list(self.until) == sorted(set(self.until)) and
                all(i > 0 for i in self.until), "increasing and > 0", self.until)  # fmt: skip
-        _check(p, "sides", all(2 <= s <= 40 for s in self.sides), "between 2 and 40",
+        _check(p, "sides", all(2 <= s <= MAX_SIDE for s in self.sides), f"between 2 and {MAX_SIDE}",
                self.sides)  # fmt: skip
         _raise(p, "curriculum")
 
@@ -293,7 +294,7 @@ class TrainConfig:
         p: list[str] = []
         if self.optim.ownership_weight > 0 and not self.model.ownership_head:
             p.append("optim.ownership_weight > 0 needs a net with model.ownership_head=true")
-        _check(p, "side", 2 <= self.side <= 40, "between 2 and 40", self.side)
+        _check(p, "side", 2 <= self.side <= MAX_SIDE, f"between 2 and {MAX_SIDE}", self.side)
         _check(p, "seed", self.seed >= 0, ">= 0", self.seed)
         _check(p, "iterations", self.iterations >= 0, ">= 0", self.iterations)
         _check(p, "minutes", self.minutes >= 0, ">= 0", self.minutes)
