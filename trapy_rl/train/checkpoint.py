@@ -319,6 +319,26 @@ def _check_mapping(path: Path | str, field: str, value: Any, *, optional: bool =
         raise _field_error(path, field, "a mapping" + (" or None" if optional else ""), value)
 
 
+def _check_weights(path: Path | str, config: NetConfig, state: dict) -> None:
+    """The weights must be those of the net ``config`` describes: the same names and shapes
+    (the net is built on the meta device, so nothing is allocated)."""
+    from trapy_rl.nn import PolicyValueNet
+
+    with torch.device("meta"):
+        expected = PolicyValueNet(config).state_dict()
+    missing = sorted(set(expected) - set(state))
+    if missing:
+        raise CheckpointError(f"{path}: field model.state lacks {', '.join(missing[:3])}")
+    for name, tensor in state.items():
+        if name not in expected:
+            raise CheckpointError(f"{path}: field model.state has an unknown weight {name!r}")
+        if tuple(tensor.shape) != tuple(expected[name].shape):
+            raise CheckpointError(
+                f"{path}: field model.state[{name!r}] has shape {tuple(tensor.shape)}, the net "
+                f"of model.config needs {tuple(expected[name].shape)}"
+            )
+
+
 def validate_payload(payload: dict, path: Path | str) -> None:
     """Check every top-level field of a loaded checkpoint before anything is built from it.
 
@@ -339,7 +359,7 @@ def validate_payload(payload: dict, path: Path | str) -> None:
     _check_mapping(path, "model", model)
     _check_mapping(path, "model.config", model.get("config"))
     try:
-        NetConfig.from_dict(model["config"])
+        config = NetConfig.from_dict(model["config"])
     except (TypeError, ValueError) as error:
         raise CheckpointError(f"{path}: field model.config: {error}") from error
     state = model.get("state")
@@ -347,6 +367,7 @@ def validate_payload(payload: dict, path: Path | str) -> None:
     for name, tensor in state.items():
         if not isinstance(name, str) or not isinstance(tensor, torch.Tensor):
             raise _field_error(path, f"model.state[{name!r}]", "a named tensor", tensor)
+    _check_weights(path, config, state)
     counters = payload.get("counters", {})
     _check_mapping(path, "counters", counters)
     for name, value in counters.items():

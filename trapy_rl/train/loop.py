@@ -135,18 +135,18 @@ def train(cfg: TrainConfig) -> TrainResult:
     """Run (or resume) a training run; see the module docstring. Returns where it all went."""
     if not isinstance(cfg, TrainConfig):
         raise TypeError(f"train takes a TrainConfig, got {type(cfg).__name__}")
-    run = _build(cfg)
-    if cfg.resume:
+    with StopRequest() as stop:  # from here on, a signal ends the run at a boundary
+        run = _build(cfg)
+        if cfg.resume:
+            try:
+                _resume(run, cfg.resume)
+            except BaseException:
+                run.selfplay.close()
+                raise
+        reporter = Reporter(run.run_dir, cfg, first_iteration=run.counters["iteration"])
+        result = TrainResult(run_dir=run.run_dir, checkpoint=None, iterations=0)
+        saved_at = run.counters["iteration"] if cfg.resume else -1
         try:
-            _resume(run, cfg.resume)
-        except BaseException:
-            run.selfplay.close()
-            raise
-    reporter = Reporter(run.run_dir, cfg, first_iteration=run.counters["iteration"])
-    result = TrainResult(run_dir=run.run_dir, checkpoint=None, iterations=0)
-    saved_at = run.counters["iteration"] if cfg.resume else -1
-    try:
-        with StopRequest() as stop:
             while (
                 run.counters["iteration"] < cfg.iterations
                 and not _out_of_time(run)
@@ -157,18 +157,18 @@ def train(cfg: TrainConfig) -> TrainResult:
                 if cfg.checkpoint.every and run.counters["iteration"] % cfg.checkpoint.every == 0:
                     result.checkpoint = run.save("periodic")
                     saved_at = run.counters["iteration"]
-            result.stopped_by, result.exit_code = stop.signal, stop.exit_code
-    except KeyboardInterrupt:  # a second Ctrl-C, mid-iteration: nothing consistent to save
-        reporter.close_progress()
-        last = f"the checkpoint of iteration {saved_at}" if saved_at >= 0 else "the start"
-        print(
-            f"\nstopped at once: the run resumes from {last} (resume={run.run_dir})",
-            file=sys.stderr,
-            flush=True,
-        )
-        reporter.close()
-        run.selfplay.close()
-        raise
+        except KeyboardInterrupt:  # a second Ctrl-C, mid-iteration: nothing consistent to save
+            reporter.close_progress()
+            last = f"the checkpoint of iteration {saved_at}" if saved_at >= 0 else "the start"
+            print(
+                f"\nstopped at once: the run resumes from {last} (resume={run.run_dir})",
+                file=sys.stderr,
+                flush=True,
+            )
+            reporter.close()
+            run.selfplay.close()
+            raise
+        result.stopped_by, result.exit_code = stop.signal, stop.exit_code
     reporter.close_progress()
     if saved_at != run.counters["iteration"]:
         result.checkpoint = run.save(result.stopped_by or "final")

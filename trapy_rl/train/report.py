@@ -40,10 +40,11 @@ class Reporter:
         if cfg.logger.name == "tensorboard":
             from torch.utils.tensorboard import SummaryWriter
 
-            # A resumed run drops the points a stopped process logged after its checkpoint,
-            # so every iteration's point is there once.
-            purge = first_iteration + 1 if first_iteration > 0 else None
-            self.writer = SummaryWriter(log_dir=str(run_dir / "tensorboard"), purge_step=purge)
+            # Points a stopped process logged after its last checkpoint (or, starting afresh,
+            # an earlier attempt's) are dropped, so every iteration's point is there once.
+            self.writer = SummaryWriter(
+                log_dir=str(run_dir / "tensorboard"), purge_step=first_iteration + 1
+            )
             print(f"  tensorboard: tensorboard --logdir {run_dir / 'tensorboard'}", flush=True)
         self.bar = None
         if cfg.logger.progress and first_iteration < cfg.iterations:
