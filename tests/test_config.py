@@ -94,6 +94,8 @@ def test_overrides_reach_the_config():
         ("seed=-1", r"seed must be >= 0"),
         ("mcts.c_puct=0", r"mcts\.c_puct must be finite and > 0"),
         ("model.channels=0", r"model\.channels must be an integer >= 1"),
+        ("+mcts.typo=3", r"mcts: unknown setting 'typo'"),
+        ("side=41", r"side must be between 2 and 40"),
     ],
 )
 def test_a_bad_value_is_refused_naming_the_key(override, message):
