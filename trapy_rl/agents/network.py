@@ -9,7 +9,7 @@ Specs (see `trapy_rl.agents.base` for the grammar)::
     mcts:PATH:400,c_puct=2,device=cpu
 
 ``PATH`` is a checkpoint file or a run folder (its ``checkpoints/latest.pt``), as
-`trapy_rl.train.checkpoint.find_checkpoint` reads it; it may contain ``:``. Both kinds take
+`trapy_rl.nn.checkpoint.find_checkpoint` reads it; it may contain ``:``. Both kinds take
 ``device=auto|cpu|cuda[:i]`` (default auto) and ``bf16=false|true|auto``. A missing, corrupt or
 foreign file raises `CheckpointError` (a ValueError) naming the file, and so does a net trained
 on another board side than the one asked for.
@@ -152,7 +152,7 @@ def load_evaluator(
         ValueError: for an unknown device.
     """
     from trapy_rl.nn import NetEvaluator, resolve_device
-    from trapy_rl.train.checkpoint import CheckpointError, find_checkpoint, load_network
+    from trapy_rl.nn.checkpoint import CheckpointError, find_checkpoint, load_network
 
     resolved = resolve_device(device)
     file = find_checkpoint(path)
@@ -197,7 +197,7 @@ def checkpoint_file(spec: str | AgentSpec) -> Path | None:
         CheckpointError: when the spec names no existing file or run folder.
         ValueError: for a network spec without a path.
     """
-    from trapy_rl.train.checkpoint import find_checkpoint
+    from trapy_rl.nn.checkpoint import find_checkpoint
 
     parsed = spec if isinstance(spec, AgentSpec) else AgentSpec.parse(spec)
     if parsed.kind not in NETWORK_KINDS:

@@ -271,7 +271,7 @@ def _read_table(path: Path, board: Board) -> pd.DataFrame:
 
 
 def _checkpoint_file(checkpoint: str | os.PathLike) -> Path:
-    from trapy_rl.train.checkpoint import find_checkpoint
+    from trapy_rl.nn.checkpoint import find_checkpoint
 
     return Path(find_checkpoint(checkpoint)).resolve()
 

@@ -309,7 +309,7 @@ def run_checkpoints(run: str | Path) -> list[RunCheckpoint]:
         CheckpointError: when the folder is missing, holds no numbered checkpoints, or one of
             them cannot be read.
     """
-    from trapy_rl.train.checkpoint import CheckpointError, load_checkpoint
+    from trapy_rl.nn.checkpoint import CheckpointError, load_checkpoint
 
     run = Path(run)
     if not run.is_dir():
