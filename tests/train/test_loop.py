@@ -13,14 +13,17 @@ def test_smoke_run_writes_config_checkpoints_and_events(tmp_path, make_config):
     evaluation = {"every": 2, "num_games": 2, "final_games": 2, "num_simulations": 4}
     opponents = ["random", "uct:4"]
     cfg = make_config(tmp_path, **{f"eval.{k}": v for k, v in evaluation.items()})
-    cfg = cfg.replace({"eval.opponents": opponents})
+    cfg = cfg.replace({"eval.opponents": opponents, "eval.final_opponents": opponents})
     result = train(cfg)
     assert result.iterations == 3
     assert (tmp_path / "config.yaml").read_text().startswith("side: 4")
     names = sorted(p.name for p in (tmp_path / "checkpoints").glob("*.pt"))
     assert names == ["ckpt_000001.pt", "ckpt_000002.pt", "ckpt_000003.pt", "latest.pt"]
     assert list((tmp_path / "tensorboard").glob("events.out.tfevents.*"))
-    assert result.final_match is not None and result.final_match.games == 2
+    assert list(result.final_matches) == opponents
+    assert result.final_match is result.final_matches["random"]
+    assert all(match.games == 2 for match in result.final_matches.values())
+    assert result.final_matches["uct:4"].starts  # against a searching opponent: the start set
     evaluated = [row for row in result.history if "eval/win_rate_vs_random" in row]
     assert [row["iteration"] for row in evaluated] == [2]
     _, info = load_network(tmp_path)

@@ -74,7 +74,7 @@ class TrainResult:
         run_dir: the run's folder (config, checkpoints, TensorBoard events).
         checkpoint: the last checkpoint written.
         iterations: iterations completed in total (resumed ones included).
-        final_match: the closing match against random play, if one was played.
+        final_matches: the closing matches, ``{opponent spec: MatchResult}``.
         history: per-iteration metrics of this process, in order.
         stopped_by: the signal that stopped the run early (``"SIGINT"``, ``"SIGTERM"``).
         exit_code: what a command line should exit with: 0, or 128 + the signal's number.
@@ -83,10 +83,15 @@ class TrainResult:
     run_dir: Path
     checkpoint: Path | None
     iterations: int
-    final_match: Any = None
+    final_matches: dict[str, Any] = dataclasses.field(default_factory=dict)
     history: list[dict[str, float]] = dataclasses.field(default_factory=list)
     stopped_by: str | None = None
     exit_code: int = 0
+
+    @property
+    def final_match(self) -> Any:
+        """The first closing match (against random play by default), or None."""
+        return next(iter(self.final_matches.values()), None)
 
 
 @dataclass
@@ -182,7 +187,7 @@ def train(cfg: TrainConfig) -> TrainResult:
             flush=True,
         )
     elif cfg.eval.final_games > 0:
-        result.final_match = _closing_match(run, reporter)
+        result.final_matches = _closing_matches(run, reporter)
     reporter.close()
     print(f"checkpoint: {result.checkpoint}", flush=True)
     return result
@@ -388,27 +393,33 @@ def tag_name(spec: str) -> str:
     return "".join(ch if ch.isalnum() or ch in "._-" else "_" for ch in spec)
 
 
-def _closing_match(run: _Run, reporter: Reporter):
-    """``eval.final_games`` games against random play, colours alternated, swap allowed."""
-    from trapy_rl.agents import RandomAgent
-    from trapy_rl.eval import play_match
+def _closing_matches(run: _Run, reporter: Reporter) -> dict[str, Any]:
+    """``eval.final_games`` games against each of ``eval.final_opponents``, colours
+    alternated, swap allowed; from the start set (as ratings are) unless the only opponent is
+    random play. Returns ``{spec: MatchResult}``."""
+    from trapy_rl.train.evaluation import evaluate
 
-    seed, games = run.cfg.seed, run.cfg.eval.final_games
-    agent = _match_agent(run, seed=seed, label="trained")
-    opponent = RandomAgent(seed=seed + 1)
-    match = play_match(agent, opponent, num_games=games, board=run.board, seed=seed)
-    if reporter.writer is not None:
-        reporter.writer.add_scalar(
-            "eval/final_win_rate_vs_random", match.win_rate, run.counters["iteration"]
+    cfg, board = run.cfg, run.board
+    opponents = cfg.eval.final_opponents
+    starts = () if set(opponents) == {"random"} else (run.starts or load_starts(board))
+    agent = _match_agent(run, seed=cfg.seed, label="trained")
+    matches = evaluate(
+        agent, board, opponents=opponents, num_games=cfg.eval.final_games, seed=cfg.seed,
+        starts=starts,
+    )  # fmt: skip
+    for spec, match in matches.items():
+        if reporter.writer is not None:
+            tag = f"eval/final_win_rate_vs_{tag_name(spec)}"
+            reporter.writer.add_scalar(tag, match.win_rate, run.counters["iteration"])
+        low, high = match.interval
+        print(
+            f"final match vs {spec}, {match.games} games (both colours, swap allowed"
+            f"{', from the start set' if starts else ''}): won {match.wins} = "
+            f"{match.win_rate:.1%} (95% interval {low:.1%}..{high:.1%})",
+            flush=True,
         )
-    low, high = match.interval
-    print(
-        f"final match vs random, {match.games} games (both colours, swap allowed): "
-        f"won {match.wins} = {match.win_rate:.1%} (95% interval {low:.1%}..{high:.1%})",
-        flush=True,
-    )
-    print(match, flush=True)
-    return match
+        print(match, flush=True)
+    return matches
 
 
 def _to_yaml(config: dict) -> str:

@@ -193,7 +193,8 @@ class EvalSettings:
     The trained agent searches with the run's ``mcts`` settings, ``num_simulations`` a move and
     no noise; it plays ``num_games`` games against each agent spec of ``opponents`` (see
     `trapy_rl.agents.parse_agent`), each pair of games from a position of the side's start set
-    (`trapy_rl.eval.starts`), and ``final_games`` against random play at the end. With
+    (`trapy_rl.eval.starts`), and ``final_games`` against each of ``final_opponents`` at the
+    end (from the start set too, unless the only opponent is random play). With
     ``pool`` (``default``: the pool that ships for the run's side, or a pool file) the
     opponents must be pool members, and the run logs its Elo on the pool's fixed scale
     (``eval/pool_elo``), comparable across runs.
@@ -204,15 +205,19 @@ class EvalSettings:
     num_simulations: int = 64  # the trained agent's search in matches
     opponents: tuple[str, ...] = ("random", "uct:32")
     pool: str | None = None  # rate against this pool's fixed scale: default, a file, or none
-    final_games: int = 100  # the match against random at the end, 0 to skip
+    final_games: int = 100  # games of each closing match, 0 to skip them
+    final_opponents: tuple[str, ...] = ("random",)  # the closing matches' opponents
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "opponents", tuple(str(s) for s in self.opponents))
+        object.__setattr__(self, "final_opponents", tuple(str(s) for s in self.final_opponents))
         p: list[str] = []
         _check(p, "every", self.every >= 0, ">= 0", self.every)
         _check(p, "num_games", self.num_games >= 1, ">= 1", self.num_games)
         _check(p, "num_simulations", self.num_simulations >= 1, ">= 1", self.num_simulations)
         _check(p, "final_games", self.final_games >= 0, ">= 0", self.final_games)
+        _check(p, "final_opponents", len(self.final_opponents) >= 1, "at least one agent spec",
+               self.final_opponents)  # fmt: skip
         _raise(p, "eval")
 
 
