@@ -1,5 +1,5 @@
 """Agents played by a trained net: the policy alone (``net:PATH``), or the net guiding search
-(``mcts:PATH:SIMULATIONS``).
+(``mcts:PATH:SIMULATIONS``, or ``onnx:MODEL.onnx:SIMULATIONS`` with an exported net).
 
 Specs (see `trapy_rl.agents.base` for the grammar)::
 
@@ -7,6 +7,8 @@ Specs (see `trapy_rl.agents.base` for the grammar)::
     net:PATH,temperature=1            a move sampled from softmax(logits / temperature)
     mcts:PATH:400                     PUCT search, 400 simulations a move, the most visited move
     mcts:PATH:400,c_puct=2,device=cpu
+    onnx:model.onnx:400               the same search with a `trapy-export` model under ONNX
+                                      Runtime (no torch import; options as mcts but device/bf16)
 
 ``PATH`` is a checkpoint file or a run folder (its ``checkpoints/latest.pt``), as
 `trapy_rl.nn.checkpoint.find_checkpoint` reads it; it may contain ``:``. Both kinds take
@@ -38,7 +40,7 @@ __all__ = [
     "load_evaluator",
 ]
 
-NETWORK_KINDS = ("net", "mcts")
+NETWORK_KINDS = ("net", "mcts", "onnx")
 _LOADED_LIMIT = 8
 _LOADED: dict[tuple, tuple] = {}  # least recently used first
 
@@ -203,6 +205,10 @@ def checkpoint_file(spec: str | AgentSpec) -> Path | None:
     if parsed.kind not in NETWORK_KINDS:
         return None
     path, _ = _path_and_simulations(parsed)
+    if parsed.kind == "onnx":
+        if not Path(path).is_file():
+            raise ValueError(f"{path}: no such ONNX model file")
+        return Path(path)
     return find_checkpoint(path)
 
 
@@ -212,7 +218,7 @@ def _path_and_simulations(spec: AgentSpec) -> tuple[str, int | None]:
         spec.check_args(1, 10**6, "'net:PATH' (options: temperature=T, device=D, bf16=B)")
         path, simulations = spec.rest(0), None
     else:
-        usage = "'mcts:PATH:SIMULATIONS' (options: c_puct=C, fpu_reduction=F, device=D, bf16=B)"
+        usage = f"'{spec.kind}:PATH:SIMULATIONS' (options: c_puct=C, fpu_reduction=F, ...)"
         spec.check_args(1, 10**6, usage)
         path, simulations = spec.rest(0), SearchSettings().num_simulations
         if len(spec.args) > 1 and spec.args[-1].isdigit():
@@ -265,6 +271,23 @@ def _make_mcts(spec: AgentSpec, *, board: Board, seed: int | None) -> NetworkMCT
     )
 
 
+def _make_onnx(spec: AgentSpec, *, board: Board, seed: int | None) -> NetworkMCTSAgent:
+    from trapy_rl.onnx import OnnxEvaluator
+
+    path, simulations = _path_and_simulations(spec)
+    options = spec.typed_options(spec_search_defaults())
+    settings = spec_search_settings(spec, options, simulations)
+    evaluator = OnnxEvaluator(path)
+    if evaluator.side != board.side:
+        raise ValueError(
+            f"{path}: exported for the side-{evaluator.side} board, but the games are on side "
+            f"{board.side}"
+        )
+    return NetworkMCTSAgent(
+        evaluator, settings=settings, seed=seed, name=spec.text, checkpoint_path=str(path)
+    )
+
+
 register_agent_kind(
     "net",
     _make_net,
@@ -275,5 +298,11 @@ register_agent_kind(
     "mcts",
     _make_mcts,
     usage="mcts:PATH:SIMULATIONS[,c_puct=C][,fpu_reduction=F][,device=D][,bf16=B]",
+    replace=True,
+)
+register_agent_kind(
+    "onnx",
+    _make_onnx,
+    usage="onnx:MODEL.onnx:SIMULATIONS[,c_puct=C][,fpu_reduction=F]",
     replace=True,
 )
