@@ -19,7 +19,7 @@ from trapy_rl.game.planes import NUM_PLANES, encode_state_planes
 from trapy_rl.game.sampling import random_legal_actions
 from trapy_rl.game.state import BLUE, PLAYER_NAMES, YELLOW, GameState, IllegalMoveError
 
-__all__ = ["RENDER_MODES", "Opponent", "TrapYEnv", "render_state"]
+__all__ = ["RENDER_MODES", "Opponent", "TrapYEnv", "as_move", "as_seed", "render_state"]
 
 Opponent = Callable[[GameState, np.ndarray], "int | str"]
 """A callable opponent: ``(state, action_mask) -> action``.
@@ -187,7 +187,7 @@ class TrapYEnv(gym.Env[np.ndarray, np.int64]):
                 "moves): call reset() before stepping again"
             )
         mover = state.to_move
-        self._play(_as_move(action), who=PLAYER_NAMES[mover])
+        self._play(as_move(action), who=PLAYER_NAMES[mover])
         if self.opponent is None:
             reward = 1.0 if state.winner == mover else 0.0
         else:
@@ -221,7 +221,7 @@ class TrapYEnv(gym.Env[np.ndarray, np.int64]):
         if self.opponent == "random":
             move: int | str = int(random_legal_actions(mask[None], self.np_random)[0])
         else:
-            move = _as_move(self.opponent(state.copy(), mask.copy()))
+            move = as_move(self.opponent(state.copy(), mask.copy()))
         self._play(move, who=f"the opponent ({PLAYER_NAMES[state.to_move]})")
 
     def _observation(self) -> np.ndarray:
@@ -282,7 +282,7 @@ def as_seed(seed: Any, *, note: str = "") -> int | None:
     return int(seed)
 
 
-def _as_move(action: Any) -> int | str:
+def as_move(action: Any) -> int | str:
     """An action as an int index or a move name; one-element arrays are unwrapped."""
     if isinstance(action, np.ndarray):
         if action.size != 1:
