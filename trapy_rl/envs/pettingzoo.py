@@ -1,17 +1,17 @@
 """Trap Y as a PettingZoo AEC environment, in the style of PettingZoo's classic board games.
 
 Needs the ``pettingzoo`` extra (``pip install 'trapy-rl[pettingzoo]'``); nothing else in the
-toolkit imports this module. The usual AEC loop::
+toolkit imports this module. The usual AEC loop:
 
-    from trapy_rl.envs.pettingzoo import env
-
-    game = env(side=5)
-    game.reset(seed=0)
-    for agent in game.agent_iter():
-        observation, reward, termination, truncation, info = game.last()
-        mask = observation["action_mask"]
-        game.step(None if termination else game.action_space(agent).sample(mask))
-    game.unwrapped.game_state.winner  # 1 (blue) or 2 (yellow)
+>>> from trapy_rl.envs.pettingzoo import env
+>>> game = env(side=5)
+>>> game.reset(seed=0)
+>>> for agent in game.agent_iter():
+...     observation, reward, termination, truncation, info = game.last()
+...     mask = observation["action_mask"]
+...     game.step(None if termination else game.action_space(agent).sample(mask))
+>>> game.unwrapped.game_state.winner in (1, 2)  # blue or yellow: never a draw
+True
 
 Shapes: K cells, A = K + 1 actions, C planes, H x W grid (all from the `Board`).
 """
