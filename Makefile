@@ -19,7 +19,8 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -q --upgrade pip
 	# The torch pin first: a bare 'torch' requirement would pull a multi-GB CUDA build.
 	$(PY) -m pip install -q "$(TORCH)"
-	$(PY) -m pip install -q -e ".[dev]"
+	# The extras of the optional interfaces, whose tests are part of the suite.
+	$(PY) -m pip install -q -e ".[dev,pettingzoo,openspiel]"
 	rm -f $(VENV)/.installed-*
 	touch $@
 

@@ -6,6 +6,10 @@ cell, and the file system raises ``OSError`` (a missing folder, a full disk). A 
 runs its work inside `reported`: those become ``<prog>: error: <message>`` on stderr and a
 non-zero exit; any other exception is a bug in the toolkit and keeps its traceback.
 
+An optional interface used without its package raises `MissingExtraError`, a
+``ModuleNotFoundError`` that is also a ``ValueError``, so that it too is one line naming the
+extra to install.
+
     $ trapy-train seed=-1
     trapy-train: error: seed must be >= 0, got -1
     (HYDRA_FULL_ERROR=1 shows the traceback)
@@ -18,10 +22,32 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-__all__ = ["EXIT_INTERRUPTED", "EXIT_OS_ERROR", "EXIT_USER_ERROR", "reported"]
+__all__ = [
+    "EXIT_INTERRUPTED",
+    "EXIT_OS_ERROR",
+    "EXIT_USER_ERROR",
+    "MissingExtraError",
+    "reported",
+]
 
 EXIT_USER_ERROR, EXIT_OS_ERROR, EXIT_INTERRUPTED = 2, 1, 130
 _DEBUG_VARIABLES = ("HYDRA_FULL_ERROR", "TRAPY_DEBUG")
+
+
+class MissingExtraError(ModuleNotFoundError, ValueError):
+    """An optional dependency is not installed: the message names the extra that installs it.
+
+    Args:
+        extra: the project's extra, such as ``"openspiel"`` (``pip install 'trapy-rl[openspiel]'``).
+        module: the module that failed to import, such as ``"pyspiel"``.
+        needed_by: what needs it, for the message.
+    """
+
+    def __init__(self, extra: str, *, module: str, needed_by: str) -> None:
+        super().__init__(
+            f"{needed_by} needs the {extra!r} extra: pip install 'trapy-rl[{extra}]'",
+            name=module,
+        )
 
 
 def _debugging() -> bool:

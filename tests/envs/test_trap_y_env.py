@@ -5,6 +5,7 @@ import warnings
 import gymnasium as gym
 import numpy as np
 import pytest
+from env_helpers import reference_planes
 from gymnasium.error import ResetNeeded
 from gymnasium.utils.env_checker import check_env
 
@@ -14,21 +15,6 @@ from trapy_rl.game import BLUE, YELLOW, Board, GameState, IllegalMoveError
 from trapy_rl.game.render import render_ascii
 
 SIDES = (2, 3, 5, 10)
-
-
-def reference_planes(state: GameState, view: int) -> np.ndarray:
-    """[C, H, W] planes written out cell by cell, as the planes module documents them."""
-    board = state.board
-    planes = np.zeros((9, *board.grid_shape), dtype=np.float32)
-    for cell, (q, r) in enumerate(board.coords):
-        x = q + board.side - 1
-        planes[0, r, x] = state.stones[cell] == view
-        planes[1, r, x] = state.stones[cell] == 3 - view
-        planes[2, r, x] = 1.0
-        planes[3, r, x] = state.swap_allowed
-        for k in range(5):
-            planes[4 + k, r, x] = board.region_masks[cell] >> k & 1
-    return planes
 
 
 @pytest.mark.parametrize("side", SIDES)
@@ -251,7 +237,7 @@ def test_render_modes():
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"side": 1}, "side must be an integer >= 2"),
+        ({"side": 1}, "side must be an integer from 2 to"),
         ({"opponent": "greedy"}, "opponent must be None"),
         ({"opponent": "random", "agent_player": 3}, "agent_player must be 1"),
         ({"agent_player": 2}, "needs an opponent"),

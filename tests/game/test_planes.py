@@ -3,7 +3,15 @@
 import numpy as np
 import pytest
 
-from trapy_rl.game import BatchGame, Board, GameState, encode_planes, mirror_planes, mirror_policy
+from trapy_rl.game import (
+    BatchGame,
+    Board,
+    GameState,
+    encode_planes,
+    encode_state_planes,
+    mirror_planes,
+    mirror_policy,
+)
 from trapy_rl.game.planes import NUM_PLANES, PLANE_NAMES, cells_to_grid
 from trapy_rl.game.sampling import random_legal_actions
 
@@ -66,3 +74,21 @@ def test_cells_to_grid():
     grid = cells_to_grid(np.arange(board.num_cells, dtype=float), board, fill=-1)
     assert grid.shape == (3, 5)
     assert grid[0].tolist() == [0, 1, 2, 3, 4] and grid[2].tolist() == [9, 10, 11, -1, -1]
+
+
+@pytest.mark.parametrize("side", [2, 5])
+def test_state_planes_equal_the_batch_planes_from_either_view(side):
+    rng = np.random.default_rng(side)
+    batch = BatchGame(8, side=side)
+    while not batch.is_over.all():
+        planes = encode_planes(batch)
+        for g in range(batch.num_games):
+            state = batch.to_state(g)
+            assert (encode_state_planes(state) == planes[g]).all()
+            assert (encode_state_planes(state, state.to_move) == planes[g]).all()
+            # The other player's view exchanges the two stone planes and nothing else.
+            other_view = encode_state_planes(state, 3 - state.to_move)
+            assert (other_view == planes[g][[1, 0, *range(2, NUM_PLANES)]]).all()
+        batch.step(random_legal_actions(batch.legal_mask(), rng))
+    with pytest.raises(ValueError, match="view must be player 1"):
+        encode_state_planes(GameState(Board(2)), 0)

@@ -14,6 +14,7 @@ Specs: ``kind``, then positional arguments after colons, then keyword options af
     uct:1000                rollout MCTS, 1000 simulations per move
     uct:200,c_puct=2        the same with an option
     mcts:PATH:400           (registered by the checkpoint code) a network with search
+    openspiel:mcts:1000     OpenSpiel's MCTS bot (needs the 'openspiel' extra)
 
 Kinds are registered with `register_agent_kind`; a factory receives the parsed `AgentSpec`.
 Positional arguments may not contain ``,``; the last one may contain ``:`` when the factory
@@ -218,5 +219,6 @@ def parse_agent(spec: str, *, board: Board, seed: int | None = None) -> Agent:
 def _load_builtin_kinds() -> None:
     # The built-in agents register themselves on import; importing here avoids a cycle.
     import trapy_rl.agents.network
+    import trapy_rl.agents.openspiel  # registers the kind; imports OpenSpiel only when used
     import trapy_rl.agents.random
     import trapy_rl.agents.rollout  # noqa: F401

@@ -5,6 +5,9 @@ Both are registered as ``trapy_rl/TrapY-v0`` when ``trapy_rl`` is imported::
     env = gymnasium.make("trapy_rl/TrapY-v0", side=5, opponent="random")
     envs = gymnasium.make_vec("trapy_rl/TrapY-v0", num_envs=64,
                               vectorization_mode="vector_entry_point")
+
+Two more interfaces are imported by name, each with its extra: `trapy_rl.envs.pettingzoo` (a
+PettingZoo AEC environment) and `trapy_rl.envs.openspiel` (the OpenSpiel game ``trap_y``).
 """
 
 from trapy_rl.envs.spaces import BatchedLegalActions, LegalActions

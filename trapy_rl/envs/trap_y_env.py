@@ -14,13 +14,12 @@ from gymnasium import spaces
 from gymnasium.error import ResetNeeded
 
 from trapy_rl.envs.spaces import LegalActions
-from trapy_rl.game.batch import BatchGame
 from trapy_rl.game.board import Board
-from trapy_rl.game.planes import NUM_PLANES, encode_planes
+from trapy_rl.game.planes import NUM_PLANES, encode_state_planes
 from trapy_rl.game.sampling import random_legal_actions
 from trapy_rl.game.state import BLUE, PLAYER_NAMES, YELLOW, GameState, IllegalMoveError
 
-__all__ = ["Opponent", "TrapYEnv"]
+__all__ = ["RENDER_MODES", "Opponent", "TrapYEnv", "as_move", "as_seed", "render_state"]
 
 Opponent = Callable[[GameState, np.ndarray], "int | str"]
 """A callable opponent: ``(state, action_mask) -> action``.
@@ -106,7 +105,7 @@ class TrapYEnv(gym.Env[np.ndarray, np.int64]):
     gymnasium.make("trapy_rl/TrapY-v0", side=10, opponent=None, agent_player=1, render_mode=None)
     ```
 
-    * ``side``: the board's side, an integer >= 2 (10 is Trap Y).
+    * ``side``: the board's side, an integer from 2 to 40 (10 is Trap Y).
     * ``opponent``: None for self-play (each step is the move of the player to move);
       ``"random"`` (the swap with probability 1/2 when legal, otherwise a uniform legal cell,
       drawn from the env's seeded ``np_random``); or a callable
@@ -147,10 +146,7 @@ class TrapYEnv(gym.Env[np.ndarray, np.int64]):
         )
         self.action_space = LegalActions(self.board.num_actions, self._legal_mask_or_none)
 
-        # The game of record is the readable GameState; a one-game BatchGame, stepped with the
-        # same actions, only supplies the planes through `encode_planes`.
         self._state: GameState | None = None
-        self._planes_batch = BatchGame(1, self.board)
         self._agent = BLUE
 
     # ------------------------------------------------------------------ queries
@@ -172,7 +168,6 @@ class TrapYEnv(gym.Env[np.ndarray, np.int64]):
         if options:
             raise ValueError(f"TrapYEnv.reset takes no options, got {sorted(options)}")
         self._state = GameState(self.board)
-        self._planes_batch.reset()
         if self.opponent is not None:
             if self.agent_player == "random":
                 self._agent = int(self.np_random.choice((BLUE, YELLOW)))
@@ -192,7 +187,7 @@ class TrapYEnv(gym.Env[np.ndarray, np.int64]):
                 "moves): call reset() before stepping again"
             )
         mover = state.to_move
-        self._play(_as_move(action), who=PLAYER_NAMES[mover])
+        self._play(as_move(action), who=PLAYER_NAMES[mover])
         if self.opponent is None:
             reward = 1.0 if state.winner == mover else 0.0
         else:
@@ -205,21 +200,12 @@ class TrapYEnv(gym.Env[np.ndarray, np.int64]):
         if self.render_mode is None:
             gym.logger.warn("render() called without a render_mode; pass render_mode to the env")
             return None
-        from trapy_rl.game.draw import board_image
-        from trapy_rl.game.render import render_ascii
-
         state = self._state if self._state is not None else GameState(self.board)
-        draw = render_ascii if self.render_mode == "ansi" else board_image
-        return draw(
-            state.stones,
-            self.board,
-            last_action=state.last_action,
-            winning_cells=state.winning_group() or None,
-        )
+        return render_state(state, self.render_mode)
 
     # ------------------------------------------------------------------ internals
     def _play(self, move: int | str, *, who: str) -> None:
-        """Play ``move`` for the player to move in both engines; nothing changes if illegal."""
+        """Play ``move`` for the player to move; nothing changes if it is illegal."""
         state = self._state
         try:
             index = state.check_move(move)
@@ -228,7 +214,6 @@ class TrapYEnv(gym.Env[np.ndarray, np.int64]):
                 f"illegal action {move!r} by {who} at move {state.move_count + 1}: {error}"
             ) from None
         state.play(index)
-        self._planes_batch.step(np.array([index]))
 
     def _opponent_move(self) -> None:
         state = self._state
@@ -236,15 +221,13 @@ class TrapYEnv(gym.Env[np.ndarray, np.int64]):
         if self.opponent == "random":
             move: int | str = int(random_legal_actions(mask[None], self.np_random)[0])
         else:
-            move = _as_move(self.opponent(state.copy(), mask.copy()))
+            move = as_move(self.opponent(state.copy(), mask.copy()))
         self._play(move, who=f"the opponent ({PLAYER_NAMES[state.to_move]})")
 
     def _observation(self) -> np.ndarray:
         """[C, H, W] float32 planes, from the agent's view with an opponent."""
-        planes = encode_planes(self._planes_batch)[0]
-        if self.opponent is not None and self._state.to_move != self._agent:
-            planes[[0, 1]] = planes[[1, 0]]
-        return planes
+        view = self._agent if self.opponent is not None else None
+        return encode_state_planes(self._state, view)
 
     def _info(self) -> dict[str, Any]:
         state = self._state
@@ -261,6 +244,31 @@ class TrapYEnv(gym.Env[np.ndarray, np.int64]):
         return info
 
 
+def render_state(state: GameState, render_mode: str) -> str | np.ndarray:
+    """A picture of a game in a render mode: the last move marked, the winning group shown.
+
+    Args:
+        state: the game.
+        render_mode: ``"ansi"`` (the text board of `trapy_rl.game.render.render_ascii`) or
+            ``"rgb_array"`` (the matplotlib picture of `trapy_rl.game.draw.board_image`).
+
+    Returns:
+        A string, or an [h, w, 3] uint8 image.
+    """
+    if render_mode not in RENDER_MODES:
+        raise ValueError(f"render_mode must be one of {RENDER_MODES}, got {render_mode!r}")
+    from trapy_rl.game.draw import board_image  # imports matplotlib: only when drawing
+    from trapy_rl.game.render import render_ascii
+
+    draw = render_ascii if render_mode == "ansi" else board_image
+    return draw(
+        state.stones,
+        state.board,
+        last_action=state.last_action,
+        winning_cells=state.winning_group() or None,
+    )
+
+
 def as_seed(seed: Any, *, note: str = "") -> int | None:
     """``seed`` as Gymnasium's seeding takes it: None or a Python int (numpy integers too).
 
@@ -274,7 +282,7 @@ def as_seed(seed: Any, *, note: str = "") -> int | None:
     return int(seed)
 
 
-def _as_move(action: Any) -> int | str:
+def as_move(action: Any) -> int | str:
     """An action as an int index or a move name; one-element arrays are unwrapped."""
     if isinstance(action, np.ndarray):
         if action.size != 1:

@@ -19,7 +19,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from trapy_rl.envs.spaces import BatchedLegalActions
-from trapy_rl.envs.trap_y_env import RENDER_MODES, TrapYEnv, as_seed
+from trapy_rl.envs.trap_y_env import RENDER_MODES, TrapYEnv, as_seed, render_state
 from trapy_rl.game.batch import BatchGame
 from trapy_rl.game.board import Board
 from trapy_rl.game.planes import encode_planes
@@ -172,22 +172,10 @@ class TrapYVectorEnv(VectorEnv):
     def render(self) -> tuple[Any, ...] | None:
         if self.render_mode is None:
             return None
-        from trapy_rl.game.draw import board_image
-        from trapy_rl.game.render import render_ascii
-
-        draw = render_ascii if self.render_mode == "ansi" else board_image
-        frames = []
-        for game in range(self.num_envs):
-            state = self.batch.to_state(game)
-            frames.append(
-                draw(
-                    state.stones,
-                    self.board,
-                    last_action=state.last_action,
-                    winning_cells=state.winning_group() or None,
-                )
-            )
-        return tuple(frames)
+        return tuple(
+            render_state(self.batch.to_state(game), self.render_mode)
+            for game in range(self.num_envs)
+        )
 
     # ------------------------------------------------------------------ internals
     def _start_games(self, games: np.ndarray) -> None:

@@ -6,7 +6,13 @@ as text), `geometry` (the hexagons in the plane, numpy only) and `draw` (matplot
 
 from trapy_rl.game.batch import BatchGame
 from trapy_rl.game.board import REGION_COLORS, REGION_NAMES, Board
-from trapy_rl.game.planes import NUM_PLANES, encode_planes, mirror_planes, mirror_policy
+from trapy_rl.game.planes import (
+    NUM_PLANES,
+    encode_planes,
+    encode_state_planes,
+    mirror_planes,
+    mirror_policy,
+)
 from trapy_rl.game.state import (
     BLUE,
     EMPTY,
@@ -31,6 +37,7 @@ __all__ = [
     "GameState",
     "IllegalMoveError",
     "encode_planes",
+    "encode_state_planes",
     "find_winner",
     "mirror_planes",
     "mirror_policy",

@@ -5,7 +5,8 @@ The grid has H = n rows (r) and W = 2n - 1 columns (q + n - 1); cell (q, r) sits
 embedding the six hex neighbours of a point are the 3x3 neighbourhood less the corners
 (-1, -1) and (+1, +1), so a 3x3 convolution masked that way respects hex adjacency.
 
-Planes, from the view of the player to move (C = 9):
+Planes, from the view of the player to move (C = 9; `encode_state_planes` can take either
+player's view, where plane 0 is that player's stones and plane 1 the other's):
 
 ====  =========================================================
  0    stones of the player to move
@@ -26,12 +27,14 @@ import numpy as np
 
 from trapy_rl.game.batch import BatchGame
 from trapy_rl.game.board import NUM_REGIONS, Board
+from trapy_rl.game.state import GameState
 
 __all__ = [
     "NUM_PLANES",
     "PLANE_NAMES",
     "cells_to_grid",
     "encode_planes",
+    "encode_state_planes",
     "mirror_planes",
     "mirror_policy",
 ]
@@ -77,16 +80,37 @@ def encode_planes(batch: BatchGame, games: np.ndarray | None = None) -> np.ndarr
     Returns:
         [n, C, H, W] float32.
     """
-    board = batch.board
-    flat, static, _ = _layout(board)
     stones = batch.stones if games is None else batch.stones[games]
     to_move = batch.to_move if games is None else batch.to_move[games]
     swap = batch.swap_allowed if games is None else batch.swap_allowed[games]
+    return _encode(stones, to_move, swap, batch.board)
+
+
+def encode_state_planes(state: GameState, view: int | None = None) -> np.ndarray:
+    """Planes of one game from the view of player ``view`` (1 or 2; default the player to move).
+
+    Plane 0 holds ``view``'s stones and plane 1 the other player's; the rest do not depend on
+    the view. Multi-agent interfaces show each player the position from its own side.
+
+    Returns:
+        [C, H, W] float32.
+    """
+    view = state.to_move if view is None else view
+    if view not in (1, 2):
+        raise ValueError(f"view must be player 1 (blue) or 2 (yellow), got {view!r}")
+    return _encode(
+        state.stones[None], np.array([view]), np.array([state.swap_allowed]), state.board
+    )[0]
+
+
+def _encode(stones: np.ndarray, view: np.ndarray, swap: np.ndarray, board: Board) -> np.ndarray:
+    """[n, C, H, W] float32 from stones [n, K] int8, viewing players [n] and swap flags [n]."""
+    flat, static, _ = _layout(board)
     n = len(stones)
     planes = np.empty((n, NUM_PLANES, static.shape[1]), dtype=np.float32)
     planes[:] = static
-    planes[:, 0, flat] = stones == to_move[:, None]
-    planes[:, 1, flat] = stones == (3 - to_move)[:, None]
+    planes[:, 0, flat] = stones == view[:, None]
+    planes[:, 1, flat] = stones == (3 - view)[:, None]
     planes[:, 3] *= swap[:, None]
     return planes.reshape(n, NUM_PLANES, *board.grid_shape)
 

@@ -1,0 +1,233 @@
+"""Trap Y as an OpenSpiel game (``trap_y``), and the toolkit's agents as OpenSpiel bots.
+
+Needs the ``openspiel`` extra (``pip install 'trapy-rl[openspiel]'``); nothing else in the
+toolkit imports this module at import time. Importing it registers the game with OpenSpiel:
+
+>>> import pyspiel
+>>> import trapy_rl.envs.openspiel  # registers "trap_y"
+>>> game = pyspiel.load_game("trap_y(side=5)")  # side: 2 to 40, default 10
+>>> state = game.new_initial_state()
+>>> state.apply_action(state.legal_actions()[0])
+>>> state.current_player(), len(state.legal_actions()), state.action_to_string(35)
+(1, 35, 'swap')
+
+The game, in OpenSpiel's terms: sequential, deterministic, perfect information, zero-sum, with
+terminal rewards (+1 to the winner, -1 to the loser; never a draw). Player 0 is blue, who moves
+first, and player 1 yellow; a player keeps its colour through the swap (RULES.md), so the
+players alternate throughout. Actions are the toolkit's: cell indices 0..K-1, and K the swap,
+legal only as the second move. ``state.game_state`` is the game as a `GameState`, the
+reference engine that every move goes through.
+
+Observations: ``observation_tensor(player)`` is the [C, H, W] float32 input planes of the
+toolkit's nets (`trapy_rl.game.planes`, flattened: C * H * W = 9 n (2n - 1)) from ``player``'s
+side (plane 0 its stones, plane 1 the other player's); ``observation_string(player)`` the
+text board; the information state string is the history, as for OpenSpiel's other
+perfect-information games.
+
+`AgentBot` makes any agent spec (``uct:1000``, ``mcts:PATH:200``, ...) a ``pyspiel.Bot``. The
+other direction, OpenSpiel's bots as agent specs (``openspiel:mcts:1000``), is
+`trapy_rl.agents.openspiel`.
+
+Shapes: K cells, A = K + 1 actions, C planes, H x W grid (all from the `Board`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from trapy_rl.agents.base import Agent, parse_agent
+from trapy_rl.agents.moves import checked_move
+from trapy_rl.envs.trap_y_env import render_state
+from trapy_rl.errors import MissingExtraError
+from trapy_rl.game.board import Board
+from trapy_rl.game.planes import NUM_PLANES, encode_state_planes
+from trapy_rl.game.state import GameState
+
+try:
+    import pyspiel
+    from open_spiel.python.observation import IIGObserverForPublicInfoGame
+except ModuleNotFoundError as error:
+    raise MissingExtraError(
+        "openspiel", module="pyspiel", needed_by="trapy_rl.envs.openspiel"
+    ) from error
+
+__all__ = ["GAME_NAME", "AgentBot", "TrapYGame", "TrapYObserver", "TrapYState", "load_game"]
+
+GAME_NAME = "trap_y"
+_DEFAULT_PARAMETERS = {"side": 10}
+
+GAME_TYPE = pyspiel.GameType(
+    short_name=GAME_NAME,
+    long_name="Trap Y",
+    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+    chance_mode=pyspiel.GameType.ChanceMode.DETERMINISTIC,
+    information=pyspiel.GameType.Information.PERFECT_INFORMATION,
+    utility=pyspiel.GameType.Utility.ZERO_SUM,
+    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+    max_num_players=2,
+    min_num_players=2,
+    provides_information_state_string=True,
+    provides_information_state_tensor=False,
+    provides_observation_string=True,
+    provides_observation_tensor=True,
+    parameter_specification=_DEFAULT_PARAMETERS,
+)
+
+
+def load_game(side: int = 10) -> pyspiel.Game:
+    """``pyspiel.load_game("trap_y", {"side": side})``: the game on the board of ``side``."""
+    return pyspiel.load_game(GAME_NAME, {"side": int(side)})
+
+
+def board_of(game: pyspiel.Game) -> Board:
+    """The `Board` of a ``trap_y`` game; ValueError for any other game."""
+    if game.get_type().short_name != GAME_NAME:
+        raise ValueError(f"expected a {GAME_NAME!r} game, got {game}")
+    return Board(game.get_parameters()["side"])
+
+
+class TrapYGame(pyspiel.Game):
+    """The ``trap_y`` game of one board size.
+
+    Args:
+        params: OpenSpiel's game parameters: ``{"side": n}`` (default 10, from 2 to 40).
+
+    Attributes:
+        board: the `Board` of the side.
+    """
+
+    def __init__(self, params: dict[str, Any] | None = None) -> None:
+        params = {**_DEFAULT_PARAMETERS, **(params or {})}
+        self.board = Board(params["side"])  # ValueError for a side off the range
+        info = pyspiel.GameInfo(
+            num_distinct_actions=self.board.num_actions,
+            max_chance_outcomes=0,
+            num_players=2,
+            min_utility=-1.0,
+            max_utility=1.0,
+            utility_sum=0.0,
+            # Every cell filled, and the swap: the swap places no stone.
+            max_game_length=self.board.num_cells + 1,
+        )
+        super().__init__(GAME_TYPE, info, params)
+
+    def new_initial_state(self) -> TrapYState:
+        return TrapYState(self)
+
+    def make_py_observer(
+        self, iig_obs_type: pyspiel.IIGObservationType | None = None, params: Any = None
+    ) -> TrapYObserver | IIGObserverForPublicInfoGame:
+        """The planes observer; OpenSpiel's history observer for information states."""
+        if iig_obs_type is None or (iig_obs_type.public_info and not iig_obs_type.perfect_recall):
+            return TrapYObserver(self.board, params)
+        return IIGObserverForPublicInfoGame(iig_obs_type, params)
+
+
+class TrapYState(pyspiel.State):
+    """A position of ``trap_y``: a `GameState` behind OpenSpiel's State API.
+
+    Attributes:
+        game_state: the game; OpenSpiel clones and serializes a state through its attributes
+            (deep copies, pickles), so it is the only one.
+    """
+
+    def __init__(self, game: TrapYGame) -> None:
+        super().__init__(game)
+        self.game_state = GameState(game.board)
+
+    def current_player(self) -> int:
+        if self.game_state.is_over:
+            return pyspiel.PlayerId.TERMINAL
+        return self.game_state.to_move - 1
+
+    def _legal_actions(self, player: int) -> list[int]:
+        # OpenSpiel asks only for the player to move: the others have none.
+        return self.game_state.legal_actions()
+
+    def _apply_action(self, action: int) -> None:
+        self.game_state.play(int(action))
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        return self.game_state.board.action_name(int(action))
+
+    def is_terminal(self) -> bool:
+        return self.game_state.is_over
+
+    def returns(self) -> list[float]:
+        winner = self.game_state.winner
+        if not winner:
+            return [0.0, 0.0]
+        return [1.0, -1.0] if winner == 1 else [-1.0, 1.0]
+
+    def __str__(self) -> str:
+        return render_state(self.game_state, "ansi")
+
+
+class TrapYObserver:
+    """OpenSpiel's observer of ``trap_y``: the planes of the toolkit's nets.
+
+    Args:
+        board: the board.
+        params: observer parameters; none are taken.
+
+    Attributes:
+        tensor: [C * H * W] float32, the planes flattened.
+        dict: ``{"observation": [C, H, W] float32}``, a view of ``tensor``.
+    """
+
+    def __init__(self, board: Board, params: Any = None) -> None:
+        if params:
+            raise ValueError(f"the trap_y observer takes no parameters, got {params}")
+        shape = (NUM_PLANES, *board.grid_shape)
+        self.tensor = np.zeros(int(np.prod(shape)), dtype=np.float32)
+        self.dict = {"observation": self.tensor.reshape(shape)}
+
+    def set_from(self, state: TrapYState, player: int) -> None:
+        """The planes of ``state`` from ``player``'s side (0 blue, 1 yellow)."""
+        self.dict["observation"][:] = encode_state_planes(state.game_state, player + 1)
+
+    def string_from(self, state: TrapYState, player: int) -> str:
+        """The text board (the same for both players: nothing is hidden)."""
+        return str(state)
+
+
+class AgentBot(pyspiel.Bot):
+    """One of the toolkit's agents as an OpenSpiel bot on ``trap_y``; plays for either player.
+
+    Each ``step`` replays the state's history into a `GameState`, resets the agent for it and
+    asks for one move, checked for legality (`trapy_rl.agents.moves.checked_move`).
+
+    Args:
+        agent: an agent spec (``"uct:1000"``, ``"mcts:PATH:200"``, ...) or an `Agent`.
+        game: the ``trap_y`` game the bot plays.
+        seed: seeds an agent built from a spec (None: fresh entropy).
+    """
+
+    def __init__(self, agent: str | Agent, game: pyspiel.Game, *, seed: int | None = None):
+        pyspiel.Bot.__init__(self)
+        self.board = board_of(game)
+        if isinstance(agent, str):
+            agent = parse_agent(agent, board=self.board, seed=seed)
+        self.agent = agent
+
+    def step(self, state: pyspiel.State) -> int:
+        position = GameState.from_moves(state.history(), self.board)
+        return checked_move(self.agent, position)
+
+    def restart_at(self, state: pyspiel.State) -> None:
+        """Nothing to do: every step starts from the state's whole history."""
+
+    def inform_action(self, state: pyspiel.State, player_id: int, action: int) -> None:
+        """Nothing to do, as for `restart_at`."""
+
+    def provides_policy(self) -> bool:
+        return False
+
+    def __repr__(self) -> str:
+        return f"AgentBot({self.agent.name!r}, side={self.board.side})"
+
+
+if GAME_NAME not in {game_type.short_name for game_type in pyspiel.registered_games()}:
+    pyspiel.register_game(GAME_TYPE, TrapYGame)
