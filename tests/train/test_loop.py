@@ -254,3 +254,26 @@ def test_a_wall_clock_budget_stops_the_run_and_is_recorded(tmp_path, make_config
 
     (checkpoint,) = run_checkpoints(tmp_path)
     assert checkpoint.minutes == pytest.approx(clock / 60)
+
+
+def test_a_worker_whose_learner_is_gone_leaves_quietly():
+    """A worker reads EOF when the learner process dies: it must return, not print a
+    traceback (run in its own process: the worker ignores SIGINT and SIGTERM)."""
+    import subprocess
+    import sys
+
+    code = """
+import multiprocessing
+from trapy_rl.mcts import SearchSettings
+from trapy_rl.nn import NetConfig
+from trapy_rl.train.settings import SelfPlaySettings
+from trapy_rl.train.workers import _worker_main
+learner, worker = multiprocessing.Pipe()
+learner.close()  # the learner is gone
+net = NetConfig(channels=8, blocks=1, policy_channels=8, value_hidden=8, swap_hidden=8)
+_worker_main(worker, net, 4, SearchSettings(num_simulations=4), SelfPlaySettings(), [0], 1)
+print("returned")
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout.strip() == "returned", done.stderr
+    assert "Traceback" not in done.stderr
