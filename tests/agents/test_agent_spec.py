@@ -14,7 +14,7 @@ from trapy_rl.agents import (
     parse_agent,
     register_agent_kind,
 )
-from trapy_rl.agents import base as agent_base
+from trapy_rl.agents import kinds as agent_kinds
 from trapy_rl.game import BatchGame, Board
 
 BOARD = Board(4)
@@ -81,7 +81,7 @@ def test_bad_specs_are_named(text: str, message: str) -> None:
 
 
 def test_registering_a_new_kind(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(agent_base, "_REGISTRY", dict(agent_base._REGISTRY))
+    monkeypatch.setattr(agent_kinds, "_REGISTRY", dict(agent_kinds._REGISTRY))
     built = {}
 
     def make_net(spec: AgentSpec, *, board: Board, seed: int | None) -> Agent:

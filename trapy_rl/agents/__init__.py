@@ -6,14 +6,8 @@ and more registered by spec kind.
 'uct:50'
 """
 
-from trapy_rl.agents.base import (
-    Agent,
-    AgentSpec,
-    known_agent_kinds,
-    parse_agent,
-    register_agent_kind,
-    reset_agent,
-)
+from trapy_rl.agents.base import Agent, AgentSpec, reset_agent
+from trapy_rl.agents.kinds import known_agent_kinds, parse_agent, register_agent_kind
 from trapy_rl.agents.network import NetworkMCTSAgent, NetworkPolicyAgent
 from trapy_rl.agents.random import RandomAgent
 from trapy_rl.agents.rollout import RolloutEvaluator, RolloutMCTSAgent

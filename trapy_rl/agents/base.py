@@ -13,10 +13,11 @@ Specs: ``kind``, then positional arguments after colons, then keyword options af
     random                  a uniformly random legal move, swap half the time
     uct:1000                rollout MCTS, 1000 simulations per move
     uct:200,c_puct=2        the same with an option
-    mcts:PATH:400           (registered by the checkpoint code) a network with search
+    mcts:PATH:400           a network with search
     openspiel:mcts:1000     OpenSpiel's MCTS bot (needs the 'openspiel' extra)
 
-Kinds are registered with `register_agent_kind`; a factory receives the parsed `AgentSpec`.
+The kinds and `parse_agent`, which builds an agent from its spec, are in
+`trapy_rl.agents.kinds`; a kind's factory receives the parsed `AgentSpec`.
 Positional arguments may not contain ``,``; the last one may contain ``:`` when the factory
 asks for it with `AgentSpec.rest` (for paths).
 
@@ -28,20 +29,15 @@ asks for it with `AgentSpec.rest` (for paths).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
 from trapy_rl.game.batch import BatchGame
-from trapy_rl.game.board import Board
 
 __all__ = [
     "Agent",
     "AgentSpec",
-    "known_agent_kinds",
-    "parse_agent",
-    "register_agent_kind",
     "reset_agent",
 ]
 
@@ -155,70 +151,3 @@ def _convert(value: str, default: Any, where: str) -> Any:
     except ValueError:
         raise ValueError(f"{where}={value!r} is not a valid {type(default).__name__}") from None
     return value
-
-
-AgentFactory = Callable[..., Agent]
-"""``factory(spec: AgentSpec, *, board: Board, seed: int | None) -> Agent``."""
-
-
-@dataclasses.dataclass(frozen=True)
-class _Kind:
-    factory: AgentFactory
-    usage: str
-
-
-_REGISTRY: dict[str, _Kind] = {}
-
-
-def register_agent_kind(
-    kind: str, factory: AgentFactory, *, usage: str, replace: bool = False
-) -> None:
-    """Make ``kind:...`` specs build agents with ``factory(spec, board=..., seed=...)``.
-
-    Args:
-        kind: the spec's first word, such as 'net' or 'mcts' (lower case, no ':' or ',').
-        factory: builds the agent from the parsed `AgentSpec`; raises ValueError on bad args.
-        usage: the spec's form, shown in error messages ('mcts:PATH:SIMULATIONS[,c_puct=X]').
-        replace: allow registering a kind again (otherwise a ValueError).
-    """
-    if not kind or kind != kind.lower() or any(ch in kind for ch in ":,= "):
-        raise ValueError(f"agent kind must be a lower-case word without ':,= ', got {kind!r}")
-    if kind in _REGISTRY and not replace:
-        raise ValueError(f"agent kind {kind!r} is already registered")
-    _REGISTRY[kind] = _Kind(factory, usage)
-
-
-def known_agent_kinds() -> dict[str, str]:
-    """The registered kinds and their usage lines."""
-    _load_builtin_kinds()
-    return {kind: entry.usage for kind, entry in sorted(_REGISTRY.items())}
-
-
-def parse_agent(spec: str, *, board: Board, seed: int | None = None) -> Agent:
-    """Build the agent a spec describes (see the module docstring for the grammar).
-
-    Args:
-        spec: such as 'random', 'uct:1000' or 'uct:200,c_puct=2'.
-        board: the board the agent will play on.
-        seed: seeds the agent's random generator (None: fresh entropy).
-
-    Raises:
-        ValueError: naming the spec, for an unknown kind (listing the known ones) or bad
-            arguments.
-    """
-    parsed = AgentSpec.parse(spec)
-    _load_builtin_kinds()
-    entry = _REGISTRY.get(parsed.kind)
-    if entry is None:
-        known = "; ".join(f"{kind} ({usage})" for kind, usage in known_agent_kinds().items())
-        raise ValueError(f"unknown agent spec {spec!r}: known kinds are {known}")
-    agent = entry.factory(parsed, board=board, seed=seed)
-    return agent
-
-
-def _load_builtin_kinds() -> None:
-    # The built-in agents register themselves on import; importing here avoids a cycle.
-    import trapy_rl.agents.network
-    import trapy_rl.agents.openspiel  # registers the kind; imports OpenSpiel only when used
-    import trapy_rl.agents.random
-    import trapy_rl.agents.rollout  # noqa: F401

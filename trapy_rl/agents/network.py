@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from trapy_rl.agents.base import AgentSpec, register_agent_kind
+from trapy_rl.agents.base import AgentSpec
 from trapy_rl.agents.search import SearchAgent, spec_search_defaults, spec_search_settings
 from trapy_rl.game.batch import BatchGame
 from trapy_rl.game.board import Board
@@ -239,7 +239,12 @@ def _bf16_option(spec: AgentSpec, value: str) -> bool | str:
     raise ValueError(f"agent spec {spec.text!r}: bf16={value!r} is not true, false or auto")
 
 
-def _make_net(spec: AgentSpec, *, board: Board, seed: int | None) -> NetworkPolicyAgent:
+NET_USAGE = "net:PATH[,temperature=T][,device=D][,bf16=B]"
+MCTS_USAGE = "mcts:PATH:SIMULATIONS[,c_puct=C][,fpu_reduction=F][,device=D][,bf16=B]"
+ONNX_USAGE = "onnx:MODEL.onnx:SIMULATIONS[,c_puct=C][,fpu_reduction=F]"
+
+
+def net_from_spec(spec: AgentSpec, *, board: Board, seed: int | None) -> NetworkPolicyAgent:
     path, _ = _path_and_simulations(spec)
     options = spec.typed_options({"temperature": 0.0, "device": "auto", "bf16": "false"})
     bf16 = _bf16_option(spec, options.get("bf16", "false"))
@@ -258,7 +263,7 @@ def _make_net(spec: AgentSpec, *, board: Board, seed: int | None) -> NetworkPoli
         raise ValueError(f"agent spec {spec.text!r}: {error}") from None
 
 
-def _make_mcts(spec: AgentSpec, *, board: Board, seed: int | None) -> NetworkMCTSAgent:
+def mcts_from_spec(spec: AgentSpec, *, board: Board, seed: int | None) -> NetworkMCTSAgent:
     path, simulations = _path_and_simulations(spec)
     options = spec.typed_options({**spec_search_defaults(), "device": "auto", "bf16": "false"})
     settings = spec_search_settings(spec, options, simulations)
@@ -271,7 +276,7 @@ def _make_mcts(spec: AgentSpec, *, board: Board, seed: int | None) -> NetworkMCT
     )
 
 
-def _make_onnx(spec: AgentSpec, *, board: Board, seed: int | None) -> NetworkMCTSAgent:
+def onnx_from_spec(spec: AgentSpec, *, board: Board, seed: int | None) -> NetworkMCTSAgent:
     from trapy_rl.onnx import OnnxEvaluator
 
     path, simulations = _path_and_simulations(spec)
@@ -286,23 +291,3 @@ def _make_onnx(spec: AgentSpec, *, board: Board, seed: int | None) -> NetworkMCT
     return NetworkMCTSAgent(
         evaluator, settings=settings, seed=seed, name=spec.text, checkpoint_path=str(path)
     )
-
-
-register_agent_kind(
-    "net",
-    _make_net,
-    usage="net:PATH[,temperature=T][,device=D][,bf16=B]",
-    replace=True,
-)
-register_agent_kind(
-    "mcts",
-    _make_mcts,
-    usage="mcts:PATH:SIMULATIONS[,c_puct=C][,fpu_reduction=F][,device=D][,bf16=B]",
-    replace=True,
-)
-register_agent_kind(
-    "onnx",
-    _make_onnx,
-    usage="onnx:MODEL.onnx:SIMULATIONS[,c_puct=C][,fpu_reduction=F]",
-    replace=True,
-)

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from trapy_rl.agents.base import AgentSpec, register_agent_kind
+from trapy_rl.agents.base import AgentSpec
 from trapy_rl.errors import MissingExtraError
 from trapy_rl.game.batch import BatchGame
 from trapy_rl.game.board import Board
@@ -35,7 +35,7 @@ __all__ = ["OPENSPIEL_MCTS_DEFAULTS", "OpenSpielAgent"]
 OPENSPIEL_MCTS_DEFAULTS: dict[str, Any] = {"uct_c": 2.0, "num_rollouts": 1, "solve": True}
 """The options of ``openspiel:mcts`` and their defaults (those of OpenSpiel's MCTS example)."""
 _DEFAULT_SIMULATIONS = 1000
-_USAGE = "openspiel:mcts[:SIMULATIONS][,uct_c=C][,num_rollouts=R][,solve=B] or openspiel:random"
+USAGE = "openspiel:mcts[:SIMULATIONS][,uct_c=C][,num_rollouts=R][,solve=B] or openspiel:random"
 
 
 class OpenSpielAgent:
@@ -80,11 +80,11 @@ class OpenSpielAgent:
         return f"OpenSpielAgent({self.name!r}, side={self.board.side})"
 
 
-def _make_openspiel(spec: AgentSpec, *, board: Board, seed: int | None) -> OpenSpielAgent:
-    spec.check_args(1, 2, _USAGE)
+def from_spec(spec: AgentSpec, *, board: Board, seed: int | None) -> OpenSpielAgent:
+    spec.check_args(1, 2, USAGE)
     bot = spec.args[0].lower()
     if bot not in ("mcts", "random"):
-        raise ValueError(f"agent spec {spec.text!r}: unknown OpenSpiel bot {bot!r}: {_USAGE}")
+        raise ValueError(f"agent spec {spec.text!r}: unknown OpenSpiel bot {bot!r}: {USAGE}")
     if bot == "random":
         spec.check_args(1, 1, "'openspiel:random' with no further arguments")
         spec.typed_options({})
@@ -129,6 +129,3 @@ def _make_openspiel(spec: AgentSpec, *, board: Board, seed: int | None) -> OpenS
         random_state=np.random.RandomState(seeds[1]),
     )
     return OpenSpielAgent(game, [search, search], name=spec.text)
-
-
-register_agent_kind("openspiel", _make_openspiel, usage=_USAGE, replace=True)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from trapy_rl.agents.base import AgentSpec, register_agent_kind
+from trapy_rl.agents.base import AgentSpec
 from trapy_rl.game.batch import BatchGame
 from trapy_rl.game.board import Board
 from trapy_rl.game.sampling import random_legal_actions
@@ -46,10 +46,10 @@ class RandomAgent:
         return f"RandomAgent(swap_probability={self.swap_probability})"
 
 
-def _make_random(spec: AgentSpec, *, board: Board, seed: int | None) -> RandomAgent:
+USAGE = "random[,swap_probability=P]"
+
+
+def from_spec(spec: AgentSpec, *, board: Board, seed: int | None) -> RandomAgent:
     spec.check_args(0, 0, "'random' with no arguments (option: swap_probability=P)")
     options = spec.typed_options({"swap_probability": 0.5})
     return RandomAgent(seed, name=spec.text, **options)
-
-
-register_agent_kind("random", _make_random, usage="random[,swap_probability=P]", replace=True)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from trapy_rl.agents.base import AgentSpec, register_agent_kind
+from trapy_rl.agents.base import AgentSpec
 from trapy_rl.agents.search import SearchAgent, spec_search_defaults, spec_search_settings
 from trapy_rl.game.batch import BatchGame
 from trapy_rl.game.board import Board
@@ -124,7 +124,10 @@ class RolloutMCTSAgent(SearchAgent):
         )
 
 
-def _make_uct(spec: AgentSpec, *, board: Board, seed: int | None) -> RolloutMCTSAgent:
+USAGE = "uct[:SIMULATIONS][,num_rollouts=R][,c_puct=C][,fpu_reduction=F]"
+
+
+def from_spec(spec: AgentSpec, *, board: Board, seed: int | None) -> RolloutMCTSAgent:
     usage = "'uct' or 'uct:SIMULATIONS' (options: num_rollouts=R, c_puct=C, fpu_reduction=F)"
     spec.check_args(0, 1, usage)
     num_simulations = UCT_SETTINGS.num_simulations
@@ -143,11 +146,3 @@ def _make_uct(spec: AgentSpec, *, board: Board, seed: int | None) -> RolloutMCTS
         )
     except ValueError as error:
         raise ValueError(f"agent spec {spec.text!r}: {error}") from None
-
-
-register_agent_kind(
-    "uct",
-    _make_uct,
-    usage="uct[:SIMULATIONS][,num_rollouts=R][,c_puct=C][,fpu_reduction=F]",
-    replace=True,
-)

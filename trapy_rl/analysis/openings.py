@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from trapy_rl.agents.base import parse_agent
+from trapy_rl.agents.kinds import parse_agent
 from trapy_rl.agents.rollout import RolloutEvaluator
 from trapy_rl.analysis.estimators import (
     _check_cells_array,

@@ -37,7 +37,8 @@ from typing import Any
 
 import numpy as np
 
-from trapy_rl.agents.base import Agent, parse_agent
+from trapy_rl.agents.base import Agent
+from trapy_rl.agents.kinds import parse_agent
 from trapy_rl.agents.moves import checked_move
 from trapy_rl.envs.trap_y_env import render_state
 from trapy_rl.errors import MissingExtraError

@@ -28,7 +28,8 @@ from pathlib import Path
 
 import numpy as np
 
-from trapy_rl.agents.base import AgentSpec, parse_agent
+from trapy_rl.agents.base import AgentSpec
+from trapy_rl.agents.kinds import parse_agent
 from trapy_rl.eval.arena import MatchResult, play_match
 from trapy_rl.eval.cache import ResultCache, match_key
 from trapy_rl.eval.elo import EloRatings, fit_elo
