@@ -5,7 +5,9 @@ fp32 and in bf16 autocast, and the ratio bf16/fp32 at each batch size. The two p
 timed in alternation, so that load from other processes falls on both alike. bf16 runs on any
 CPU, but where `bf16_supported("cpu")` is False it is emulated: the note says which. Where CUDA
 is available the ``large`` preset is also timed on it in fp32, bf16 and fp16. The full run
-(not ``--quick``) also times every preset on CPU in fp32 at batch 64.
+(not ``--quick``) also times every preset on CPU in fp32 at batch 64, and the CPU inference
+backends (`run_backends`): eager torch with and without channels-last, ``torch.compile`` and
+ONNX Runtime, for the tiny and small presets at the batch sizes search asks for.
 
 Threads are whatever torch uses in this process (``torch.get_num_threads()``, printed by the
 runner): set them from outside, e.g. ``OMP_NUM_THREADS=1``.
@@ -112,6 +114,7 @@ def run(quick: bool) -> list[dict]:
         )
     if not quick:
         rows.extend(run_presets(planes[:64], legal[:64]))
+        rows.extend(run_backends(planes, legal))
     if torch.cuda.is_available():
         rows.extend(run_cuda(quick))
     return rows
@@ -137,6 +140,63 @@ def run_presets(planes: np.ndarray, legal: np.ndarray) -> list[dict]:
         {"name": f"{name} side {SIDE} cpu fp32 batch {n}", "value": n / v, "unit": "positions/s"}
         for name, v in seconds.items()
     ]
+
+
+def run_backends(planes: np.ndarray, legal: np.ndarray) -> list[dict]:
+    """CPU inference of the tiny and small presets by backend, at batch 8, 32 and 128 (the
+    leaves one simulation step of 8-128 concurrent games asks for), timed in turns.
+
+    Backends: ``eager`` (contiguous), ``channels_last`` (the `NetEvaluator` default),
+    ``compiled`` (``torch.compile``, dynamic shapes, warmed up first) and ``onnxruntime`` (the
+    `trapy-export` model; skipped without the ``[onnx]`` extra).
+    """
+    import tempfile
+
+    rows = []
+    for preset in ("tiny", "small"):
+        config = load_preset(preset)
+        torch.manual_seed(0)
+        net = PolicyValueNet(NetConfig(**config))
+        evaluators = {
+            "eager": NetEvaluator(net, device="cpu", channels_last=False),
+            "channels_last": NetEvaluator(net, device="cpu"),
+            "compiled": NetEvaluator(net, device="cpu", compile=True),
+        }
+        with tempfile.TemporaryDirectory() as folder:
+            try:
+                from trapy_rl.onnx import OnnxEvaluator, export_onnx
+                from trapy_rl.train.checkpoint import save_checkpoint
+
+                model = {"config": net.config.to_dict(), "state": net.state_dict()}
+                payload = {"side": SIDE, "model": model}
+                checkpoint = save_checkpoint(Path(folder) / "net.pt", payload)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    model = export_onnx(checkpoint, Path(folder) / "net.onnx")
+                evaluators["onnxruntime"] = OnnxEvaluator(model)
+            except (ImportError, ValueError):
+                pass
+            for n in (8, 32, 128):
+                for evaluator in evaluators.values():  # compile and warm up every shape
+                    evaluator.evaluate_planes(planes[:n], legal[:n])
+                seconds = time_alternating(
+                    {
+                        name: lambda e=e, n=n: e.evaluate_planes(planes[:n], legal[:n])
+                        for name, e in evaluators.items()
+                    },
+                    repeats=15,
+                    budget_s=20.0,
+                )
+                for name, value in seconds.items():
+                    rows.append(
+                        {
+                            "name": f"{preset} cpu {name} batch {n}",
+                            "value": n / value,
+                            "unit": "positions/s",
+                            "note": f"{seconds['eager'] / value:.2f}x eager",
+                        }
+                    )
+    return rows
 
 
 def run_cuda(quick: bool) -> list[dict]:

@@ -161,3 +161,18 @@ def test_training_after_a_first_call_under_inference_mode():
     logits, values = net(planes, torch.from_numpy(batch.legal_mask()))
     (logits[:, :-1].logsumexp(dim=1).sum() + values.sum()).backward()
     assert all(p.grad is not None for p in net.parameters() if p.requires_grad)
+
+
+def test_a_compiled_net_gives_the_eager_answers_at_changing_batch_sizes(one_torch_thread):
+    net = tiny_net()
+    eager = NetEvaluator(net, device="cpu")
+    compiled = NetEvaluator(net, device="cpu", compile=True)
+    for n, seed in ((5, 1), (9, 2), (3, 3)):  # sizes change: one dynamic graph serves them
+        batch = random_positions(8, n, seed=seed)
+        games = np.arange(n)
+        logits, values = compiled(batch, games)
+        expected_logits, expected_values = eager(batch, games)
+        legal = batch.legal_mask()
+        np.testing.assert_array_equal(np.isneginf(logits), ~legal)
+        np.testing.assert_allclose(logits[legal], expected_logits[legal], atol=1e-4, rtol=0)
+        np.testing.assert_allclose(values, expected_values, atol=1e-4, rtol=0)

@@ -56,6 +56,9 @@ class NetEvaluator:
         fp16: run under fp16 autocast (CUDA only).
         channels_last: store the net's weights and feed its input in the channels-last memory
             format, which oneDNN and cuDNN run faster (about 10% on an AVX2 CPU).
+        compile: run the forward pass through ``torch.compile`` (dynamic batch sizes; the
+            first calls compile, seconds to a minute). The compiled function shares the net's
+            weights, so training updates reach it. Outputs equal eager within 1e-4.
 
     Attributes:
         device: the resolved torch device.
@@ -70,6 +73,7 @@ class NetEvaluator:
         bf16: bool | str = False,
         fp16: bool = False,
         channels_last: bool = True,
+        compile: bool = False,
     ):
         if not isinstance(net, torch.nn.Module):
             raise TypeError(f"net must be a torch module, got {type(net).__name__}")
@@ -91,6 +95,7 @@ class NetEvaluator:
         self.autocast_dtype = torch.bfloat16 if bf16 else torch.float16 if fp16 else None
         self.memory_format = torch.channels_last if channels_last else torch.contiguous_format
         self.net = net.to(self.device, memory_format=self.memory_format)
+        self.forward = torch.compile(self.net, dynamic=True) if compile else self.net
 
     def __call__(self, batch: BatchGame, games: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Evaluate ``games`` [n] int of ``batch``.
@@ -131,7 +136,7 @@ class NetEvaluator:
             with torch.inference_mode(), self._autocast():
                 x = planes.to(self.device, dtype=torch.float32, non_blocking=True)
                 x = x.contiguous(memory_format=self.memory_format)
-                logits, values = self.net(x)
+                logits, values = self.forward(x)
                 logits = logits.float().masked_fill(~legal.to(self.device), float("-inf"))
                 values = values.float()
         finally:

@@ -167,6 +167,7 @@ class PolicyValueNet(nn.Module):
         )
         self._cell_index_cache: dict[tuple[int, torch.device], torch.Tensor] = {}
 
+    @torch.compiler.disable  # a cache lookup built by numpy board code: not for tracing
     def cell_index(self, side: int, device: torch.device) -> torch.Tensor:
         """[K] int64 on ``device``: the flat grid index of each cell (cached per side, device)."""
         key = (side, device)

@@ -216,7 +216,7 @@ def _build(cfg: TrainConfig) -> _Run:
     board = Board(cfg.curriculum.side_at(0, cfg.side))
     net = PolicyValueNet(cfg.model)
     device = torch.device(cfg.device)
-    evaluator = NetEvaluator(net, device=device, bf16=cfg.bf16)
+    evaluator = NetEvaluator(net, device=device, bf16=cfg.bf16, compile=cfg.compile)
     positions = cfg.iterations * cfg.selfplay.num_games * cfg.selfplay.moves_per_iteration
     total_steps = math.ceil(positions * cfg.replay.train_ratio / cfg.optim.batch_size)
     learner = Learner(net, board, settings=cfg.optim, total_steps=total_steps, device=device)

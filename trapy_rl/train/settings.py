@@ -281,6 +281,7 @@ class TrainConfig:
     minutes: float = 0.0  # > 0: also stop once training has run this long (wall-clock)
     device: str = "cpu"
     bf16: bool = False
+    compile: bool = False  # self-play's net through torch.compile (`NetEvaluator`)
     threads: int = 1  # torch CPU threads (1 is fastest for small nets), 0 for torch's default
     run_dir: str | None = None  # where outputs go; the command line sets Hydra's folder
     resume: str | None = None  # a checkpoint file or a run folder to continue

@@ -85,6 +85,7 @@ def _worker_main(
     settings: SelfPlaySettings,
     seed: list[int],
     threads: int,
+    compile: bool = False,
 ) -> None:
     """A worker process: builds its net and games, then serves play/state/load requests."""
     import signal
@@ -97,7 +98,7 @@ def _worker_main(
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     torch.set_num_threads(max(1, threads))
     net = PolicyValueNet(model)
-    evaluator = NetEvaluator(net, device="cpu")
+    evaluator = NetEvaluator(net, device="cpu", compile=compile)
     selfplay = SelfPlay(evaluator, Board(side), search=search, settings=settings, seed=seed)
     while True:
         try:
@@ -137,6 +138,7 @@ class ProcessSelfPlay:
         search, settings, seed: as for `SelfPlay`; ``settings.num_games`` is the total, split
             evenly, and worker i's seed is ``[*seed, i]``.
         threads: torch threads per worker.
+        compile: each worker runs its net through ``torch.compile``.
     """
 
     def __init__(
@@ -148,6 +150,7 @@ class ProcessSelfPlay:
         settings: SelfPlaySettings,
         seed: list[int],
         threads: int = 1,
+        compile: bool = False,
     ):
         num_games, num_workers = settings.num_games, settings.num_workers
         if not 1 <= num_workers <= num_games:
@@ -168,7 +171,8 @@ class ProcessSelfPlay:
             share_settings = dataclasses.replace(settings, num_games=share, num_workers=0)
             process = context.Process(
                 target=_worker_main,
-                args=(theirs, net.config, board.side, search, share_settings, [*seed, i], threads),
+                args=(theirs, net.config, board.side, search, share_settings, [*seed, i]),
+                kwargs={"threads": threads, "compile": compile},
                 daemon=True,
                 name=f"selfplay-{i}",
             )
@@ -273,6 +277,7 @@ def make_selfplay_backend(
             settings=config.selfplay,
             seed=seed,
             threads=max(1, config.threads),
+            compile=config.compile,
         )
     return LocalSelfPlay(
         SelfPlay(evaluator, board, search=config.mcts, settings=config.selfplay, seed=seed)
