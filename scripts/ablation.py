@@ -74,6 +74,39 @@ def rate_command(name: str, args: argparse.Namespace) -> list[str]:
     ]  # fmt: skip
 
 
+def selfplay_summary(run: Path, after_minutes: float = 10.0) -> dict[str, float]:
+    """Means over the iterations after ``after_minutes`` of training (the collapse check):
+    game length, resign and false-resign rates, blue's wins; and the last value loss."""
+    import numpy as np
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    events = EventAccumulator(str(run / "tensorboard"), size_guidance={"scalars": 0})
+    events.Reload()
+    tags = events.Tags()["scalars"]
+
+    def series(tag: str) -> dict[int, float]:
+        return {e.step: e.value for e in events.Scalars(tag)} if tag in tags else {}
+
+    seconds = series("perf/iteration_s")
+    clock, late = 0.0, set()
+    for step in sorted(seconds):
+        clock += seconds[step]
+        if clock >= 60.0 * after_minutes:
+            late.add(step)
+    summary = {}
+    for key, tag in (
+        ("game_length", "selfplay/game_length"),
+        ("resign_rate", "selfplay/resign_rate"),
+        ("false_resign_rate", "selfplay/false_resign_rate"),
+        ("blue_win_rate", "selfplay/blue_win_rate"),
+    ):
+        values = [v for step, v in series(tag).items() if step in late]
+        summary[key] = float(np.mean(values)) if values else float("nan")
+    value_loss = series("loss/value")
+    summary["value_loss"] = value_loss[max(value_loss)] if value_loss else float("nan")
+    return summary
+
+
 def run_variant(name: str, overrides: list[str], args: argparse.Namespace) -> dict:
     """Train (unless finished) and rate one variant; returns its final rating row."""
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
@@ -98,7 +131,10 @@ def run_variant(name: str, overrides: list[str], args: argparse.Namespace) -> di
     x_key = "minutes" if "minutes" in curve[-1] else "step"
     print(f"{name}: Elo {row['elo']:.0f} [{row['lower']:.0f}, {row['upper']:.0f}] "
           f"({time.perf_counter() - started:.0f} s)", flush=True)  # fmt: skip
-    return {**row, "name": name, "overrides": overrides, "x": curve[-1][x_key], "x_key": x_key}
+    return {
+        **row, "name": name, "overrides": overrides, "x": curve[-1][x_key], "x_key": x_key,
+        **selfplay_summary(run),
+    }  # fmt: skip
 
 
 def table(rows: list[dict], args: argparse.Namespace) -> str:
@@ -107,14 +143,20 @@ def table(rows: list[dict], args: argparse.Namespace) -> str:
         f"rated against {', '.join(args.members)} ({args.games} games each, the net at "
         f"{args.simulations} simulations), Elo on the pool's scale with 95% intervals.",
         "",
-        "| variant | overrides | Elo [95% interval] | games | at |",
-        "| --- | --- | ---: | ---: | ---: |",
+        "Self-play columns: means over the iterations after the first 10 minutes; value loss at "
+        "the end.",
+        "",
+        "| variant | overrides | Elo [95% interval] | games | at | game length | resigned | "
+        "false resign | value loss |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for row in rows:
         shown = " ".join(f"`{o}`" for o in row["overrides"]) or "(none)"
         lines.append(
             f"| {row['name']} | {shown} | {row['elo']:.0f} [{row['lower']:.0f}, "
-            f"{row['upper']:.0f}] | {row['games']} | {row['x']:.4g} {row['x_key']} |"
+            f"{row['upper']:.0f}] | {row['games']} | {row['x']:.4g} {row['x_key']} | "
+            f"{row['game_length']:.1f} | {row['resign_rate']:.0%} | "
+            f"{row['false_resign_rate']:.1%} | {row['value_loss']:.3f} |"
         )
     return "\n".join(lines) + "\n"
 
