@@ -55,8 +55,10 @@ def test_training_fits_a_fixed_batch(optimizer, make_samples):
     torch.manual_seed(0)
     net = PolicyValueNet(TINY_NET)
     samples = make_samples(board, 32, seed=2)
+    # SGD at 0.05 fits with two torch threads and diverges with one (the sums' order differs):
+    # 0.02 fits with either, so the test does not depend on what ran before it.
     learner = Learner(
-        net, board, settings=OptimSettings(name=optimizer, lr=0.01 if optimizer == "adam" else 0.05)
+        net, board, settings=OptimSettings(name=optimizer, lr=0.01 if optimizer == "adam" else 0.02)
     )
     first = learner.train_step(samples)
     for _ in range(60):

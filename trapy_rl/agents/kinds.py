@@ -7,7 +7,7 @@ a new kind is one line of `BUILTIN_KINDS`. Other code may add kinds with `regist
 >>> from trapy_rl.game import Board
 >>> parse_agent("uct:50,c_puct=2", board=Board(4)).name
 'uct:50,c_puct=2'
->>> sorted(known_agent_kinds())
+>>> sorted(BUILTIN_KINDS)
 ['mcts', 'net', 'onnx', 'openspiel', 'random', 'uct']
 """
 
