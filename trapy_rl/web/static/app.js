@@ -79,7 +79,9 @@ function heat() {
   }
   if (mode === "visits" && analysis.visits) {
     const cells = analysis.visits.slice(0, page.geometry.num_cells).map((v) => (v ? v : null));
-    return { values: cells, labels: cells.map((v) => (v ? String(v) : "")), marks };
+    // Colour by the square root: a few cells take most visits, and the rest should still show.
+    const shades = cells.map((v) => (v === null ? null : Math.sqrt(v)));
+    return { values: shades, labels: cells.map((v) => (v ? String(v) : "")), marks };
   }
   if (mode === "q" && analysis.q) {
     const cells = analysis.q.slice(0, page.geometry.num_cells);
