@@ -10,7 +10,7 @@ PY := $(VENV)/bin/python
 # The stamp names the torch requirement, so changing TORCH reinstalls.
 STAMP := $(VENV)/.installed-$(shell printf '%s' '$(TORCH)' | cksum | cut -d' ' -f1)
 
-.PHONY: venv test test-slow train long-run ablation bench lint clean
+.PHONY: venv browser test test-slow train long-run ablation bench lint clean
 
 venv: $(STAMP)
 
@@ -20,11 +20,17 @@ $(STAMP): pyproject.toml
 	# The torch pin first: a bare 'torch' requirement would pull a multi-GB CUDA build.
 	$(PY) -m pip install -q "$(TORCH)"
 	# The extras of the optional interfaces, whose tests are part of the suite.
-	$(PY) -m pip install -q -e ".[dev,pettingzoo,openspiel,onnx]"
+	$(PY) -m pip install -q -e ".[dev,pettingzoo,openspiel,onnx,web]"
 	rm -f $(VENV)/.installed-*
 	touch $@
 
-test: venv
+# The web board's browser tests drive Debian's chromium: installed here where apt-get can (as
+# root), else those tests are skipped and say why.
+browser:
+	@command -v chromium >/dev/null || { command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ] \
+		&& apt-get install -y -q chromium >/dev/null; } || echo "chromium not installed"
+
+test: venv browser
 	$(PY) -m pytest -n 2
 
 test-slow: venv

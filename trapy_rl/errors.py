@@ -27,6 +27,7 @@ __all__ = [
     "EXIT_OS_ERROR",
     "EXIT_USER_ERROR",
     "MissingExtraError",
+    "one_line",
     "reported",
 ]
 
@@ -54,7 +55,8 @@ def _debugging() -> bool:
     return any(os.environ.get(name) == "1" for name in _DEBUG_VARIABLES)
 
 
-def _one_line(error: BaseException) -> str:
+def one_line(error: BaseException) -> str:
+    """The error's message on one line (its type's name when it has none)."""
     text = " ".join(str(error).split())  # messages quoting user input may hold newlines
     return text or type(error).__name__
 
@@ -77,7 +79,7 @@ def reported(prog: str) -> Iterator[None]:
     except (ValueError, OSError) as error:
         if _debugging():
             raise
-        print(f"{prog}: error: {_one_line(error)}", file=sys.stderr)
+        print(f"{prog}: error: {one_line(error)}", file=sys.stderr)
         print("(HYDRA_FULL_ERROR=1 shows the traceback)", file=sys.stderr, flush=True)
         code = EXIT_OS_ERROR if isinstance(error, OSError) else EXIT_USER_ERROR
         raise SystemExit(code) from None

@@ -19,8 +19,9 @@ Fields:
                   recorded winner (records of ``trapy-play`` only)
 
 Matches (`trapy_rl.eval.arena.play_match`) and games against a person (`trapy_rl.play`)
-write them; `load_records` reads them back and `replay_record` replays one to its final
-`GameState`, checking the recorded winner.
+write them; `load_records` reads them back from a file (`parse_records` from text, as the web
+board receives them) and `replay_record` replays one to its final `GameState`, checking the
+recorded winner.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ __all__ = [
     "load_records",
     "make_record",
     "match_records",
+    "parse_records",
     "replay_record",
     "write_records",
 ]
@@ -186,22 +188,35 @@ def load_records(path: str | Path) -> list[dict]:
     Raises:
         ValueError: naming the file and line of a line that is not a game record.
     """
-    records = []
     path = Path(path)
     with path.open(encoding="utf-8") as lines:
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise ValueError(f"{path}:{number}: not JSON ({error.msg})") from None
-            if not isinstance(record, dict):
-                raise ValueError(f"{path}:{number}: not a game record (not a JSON object)")
-            missing = [key for key in REQUIRED if key not in record]
-            if missing:
-                raise ValueError(f"{path}:{number}: not a game record (missing {missing})")
-            records.append(record)
+        return parse_records(lines, source=str(path))
+
+
+def parse_records(lines: Iterable[str], *, source: str) -> list[dict]:
+    """The game records of JSON lines, in order (blank lines skipped).
+
+    Args:
+        lines: the text's lines (a file, or ``text.splitlines()``).
+        source: where they came from, for the error messages (a file name).
+
+    Raises:
+        ValueError: naming ``source`` and the line of a line that is not a game record.
+    """
+    records = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise ValueError(f"{source}:{number}: not JSON ({error.msg})") from None
+        if not isinstance(record, dict):
+            raise ValueError(f"{source}:{number}: not a game record (not a JSON object)")
+        missing = [key for key in REQUIRED if key not in record]
+        if missing:
+            raise ValueError(f"{source}:{number}: not a game record (missing {missing})")
+        records.append(record)
     return records
 
 

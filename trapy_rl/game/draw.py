@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from matplotlib.colors import Colormap, Normalize
     from matplotlib.figure import Figure
 
-__all__ = ["STONE_COLORS", "board_image", "draw_board", "save_board"]
+__all__ = ["PALETTE", "STONE_COLORS", "board_image", "draw_board", "save_board"]
 
 STONE_COLORS = {1: "#1f5bd6", 2: "#f7c815"}
 """Fill colour of the stones by player: 1 blue, 2 yellow."""
@@ -43,6 +43,15 @@ _STONE_EDGES = {1: "#0b2a6b", 2: "#8a6d00"}
 _GROUP_TINTS = {1: "#c9d8f7", 2: "#fbefb6"}
 _CELL_FACE, _CELL_EDGE, _NAN_FACE = "#efe7d4", "#8c8474", "#b4b4b4"
 _MARGIN = REGION_BAND_WIDTH + 0.2  # around the hexagons, in cell widths
+PALETTE = {
+    "cell_face": _CELL_FACE,
+    "cell_edge": _CELL_EDGE,
+    "stones": STONE_COLORS,
+    "stone_edges": _STONE_EDGES,
+    "group_tints": _GROUP_TINTS,
+    "regions": REGION_COLORS,
+}
+"""Every colour of the pictures, for other drawings of the board (the web board's SVG)."""
 
 
 def draw_board(

@@ -142,6 +142,28 @@ class Tree:
         return array.reshape(self.num_games * self.capacity, self.num_actions)
 
     # ------------------------------------------------------------------ whole trees
+    def principal_variation(self, game: int, *, max_length: int = 32) -> list[int]:
+        """The line the search expects in ``game``: the most visited edge from each node.
+
+        From the root, follow the edge with the most visits (the lowest action among equals)
+        while it leads to an expanded child, up to ``max_length`` actions.
+
+        Returns:
+            The actions, from the root's; empty for an empty or unvisited tree.
+        """
+        line: list[int] = []
+        node = 0
+        while len(line) < max_length and node < self.num_nodes[game]:
+            visits = self.edge_visits[game, node]  # [A] float32
+            action = int(np.argmax(visits))
+            if visits[action] <= 0:
+                break
+            line.append(action)
+            node = int(self.children_index[game, node, action])
+            if node == NO_CHILD:
+                break
+        return line
+
     def reset(self, games: np.ndarray) -> None:
         """Empty the trees of ``games`` ([n] int)."""
         self.num_nodes[games] = 0

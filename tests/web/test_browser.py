@@ -1,0 +1,142 @@
+"""The page in headless Chromium against a running server: a whole game by clicks on a small
+board against random, the swap, undo, the winner shown, an analysis, and a screenshot."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+
+pytest.importorskip("starlette", reason="the web board needs the 'web' extra")
+playwright_api = pytest.importorskip("playwright.sync_api", reason="needs the 'web' extra")
+uvicorn = pytest.importorskip("uvicorn", reason="needs the 'web' extra")
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None,
+    reason="no chromium on PATH (apt-get install chromium; make test installs it as root)",
+)
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server_url() -> Iterator[str]:
+    from trapy_rl.web.server import create_app
+
+    port = _free_port()
+    app = create_app(side=4, agent="random", evaluator="uct,num_rollouts=4")
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}/"
+    server.should_exit = True
+    thread.join(10)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with playwright_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser, server_url):
+    page = browser.new_page(viewport={"width": 1200, "height": 800})
+    page.goto(server_url)
+    page.wait_for_selector("#cell-a1")
+    yield page
+    page.close()
+
+
+def your_turn_or_over(page) -> None:
+    page.wait_for_function(
+        "() => { const s = document.getElementById('status').textContent;"
+        " return s.includes('(you)') || s.includes('wins'); }",
+        timeout=20_000,
+    )
+
+
+def stones(page) -> int:
+    return page.locator("circle.stone").count()
+
+
+def test_a_game_against_random_by_clicks_with_swap_and_undo_ends_with_the_winner(page):
+    page.select_option("#colour", "yellow")
+    page.fill("#agent", "random")
+    page.click("#new-game")
+    page.wait_for_selector("#swap", state="visible")  # the new game, random's first move made
+    your_turn_or_over(page)
+    assert page.locator("circle.stone[data-stone='1']").count() == 1  # random opened
+    page.click("#swap")
+    page.wait_for_function("() => document.querySelectorAll('circle.stone').length === 2")
+    your_turn_or_over(page)
+    assert page.locator("#move-list li").nth(1).text_content() == "swap"
+    names = page.eval_on_selector_all("polygon.cell", "cells => cells.map(c => c.dataset.name)")
+
+    def click_an_empty_cell() -> None:
+        taken = set(page.eval_on_selector_all("circle.stone", "s => s.map(c => c.dataset.name)"))
+        name = next(n for n in names if n not in taken)
+        before = page.locator("#move-list li").count()
+        page.click(f"#cell-{name}")
+        page.wait_for_function(
+            f"() => document.querySelectorAll('#move-list li').length > {before}"
+        )
+        your_turn_or_over(page)
+
+    click_an_empty_cell()
+    moves = page.locator("#move-list li").count()
+    page.click("#undo")
+    page.wait_for_function(f"() => document.querySelectorAll('#move-list li').length < {moves}")
+    assert page.locator("#move-list li").count() == 3  # back to the swap and random's reply
+    while "wins" not in page.text_content("#status"):
+        click_an_empty_cell()
+    status = page.text_content("#status")
+    assert ("blue wins" in status or "yellow wins" in status) and "#status.over"
+    assert page.locator("polygon.win-edge").count() >= 2
+    assert "disabled" not in page.get_attribute("#download", "class")
+    assert page.text_content("#error") == ""
+
+
+def test_an_analysis_shows_value_policy_and_a_search(page, tmp_path):
+    page.fill("#agent", "")
+    page.click("#new-game")
+    page.wait_for_function(  # the new game: no agent, so no "(you)"
+        "() => document.getElementById('status').textContent === 'move 1: blue to move'"
+    )
+    for name in ("d1", "b2", "c2"):
+        page.click(f"#cell-{name}")
+        page.wait_for_selector(f"circle.stone[data-name='{name}']")
+    page.click("#evaluate")
+    page.wait_for_function(
+        "() => document.getElementById('value').textContent.includes('for blue')"
+    )
+    page.fill("#simulations", "200")
+    page.click("#search")
+    page.wait_for_function(
+        "() => document.getElementById('pv').textContent.includes('search done')", timeout=30_000
+    )
+    assert page.locator("#board text").count() > 0  # visit counts and the line on the cells
+    page.click("#plot-values")
+    page.wait_for_selector("#plot polyline")
+    page.click("#prev")
+    page.wait_for_function(
+        "() => document.getElementById('ply-label').textContent === 'move 2 / 3'"
+    )
+    assert stones(page) == 2
+    page.screenshot(path=str(tmp_path / "page.png"))
+    assert page.text_content("#error") == ""

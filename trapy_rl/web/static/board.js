@@ -1,0 +1,101 @@
+// The board as SVG, from the geometry the server sends (/api/board: hexagons, region bands and
+// colours of trapy_rl.game.geometry and trapy_rl.game.draw, in cell widths with y up).
+"use strict";
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+// Viridis at eight stops: the heatmap's colours, as draw.py's default colormap.
+const VIRIDIS = ["#440154", "#46327e", "#365c8d", "#277f8e", "#1fa187", "#4ac16d", "#a0da39", "#fde725"];
+
+function svg(tag, attrs, parent) {
+  const node = document.createElementNS(SVG_NS, tag);
+  for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, value);
+  if (parent) parent.appendChild(node);
+  return node;
+}
+
+// SVG's y axis points down: every point is drawn at (x, -y).
+const points = (corners) => corners.map(([x, y]) => `${x},${-y}`).join(" ");
+
+function viridis(t) {
+  const u = Math.min(Math.max(t, 0), 1) * (VIRIDIS.length - 1);
+  const i = Math.min(Math.floor(u), VIRIDIS.length - 2);
+  const mix = (a, b, f) => Math.round(a + (b - a) * f);
+  const rgb = (hex) => [1, 3, 5].map((k) => parseInt(hex.slice(k, k + 2), 16));
+  const [a, b] = [rgb(VIRIDIS[i]), rgb(VIRIDIS[i + 1])];
+  return `rgb(${a.map((v, k) => mix(v, b[k], u - i)).join(",")})`;
+}
+
+const luminance = (color) => {
+  const m = color.match(/\d+/g);
+  if (color.startsWith("#")) return luminance(`rgb(${[1, 3, 5].map((k) => parseInt(color.slice(k, k + 2), 16))})`);
+  return (0.299 * m[0] + 0.587 * m[1] + 0.114 * m[2]) / 255;
+};
+
+// Draw `position` (stones [K], winning_group, last_cell) on `root`, with an optional heatmap:
+// heat = {values: [K] numbers or null, labels: [K] strings or null, marks: {cell: text}}.
+function drawBoard(root, geometry, position, heat, onCell, onHover) {
+  const [xMin, xMax, yMin, yMax] = geometry.box;
+  root.setAttribute("viewBox", `${xMin} ${-yMax} ${xMax - xMin} ${yMax - yMin}`);
+  root.replaceChildren();
+  const palette = geometry.palette;
+  geometry.bands.forEach((quads, region) => {
+    for (const quad of quads) {
+      svg("polygon", { points: points(quad), fill: palette.regions[region], class: "band" }, root);
+    }
+  });
+  const winning = new Set(position.winning_group || []);
+  const values = heat && heat.values;
+  const finite = values ? values.filter((v) => v !== null && Number.isFinite(v)) : [];
+  const lo = finite.length ? Math.min(...finite) : 0;
+  const hi = finite.length ? Math.max(...finite) : 1;
+  const faces = [];
+  geometry.corners.forEach((corners, cell) => {
+    let face = palette.cell_face;
+    if (values && values[cell] !== null && values[cell] !== undefined) {
+      face = viridis(hi > lo ? (values[cell] - lo) / (hi - lo) : 1);
+    } else if (winning.has(cell)) {
+      face = palette.group_tints[String(position.stones[cell])];
+    }
+    faces.push(face);
+    const hex = svg("polygon", {
+      points: points(corners), fill: face, class: "cell",
+      "data-cell": cell, "data-name": geometry.names[cell], id: `cell-${geometry.names[cell]}`,
+    }, root);
+    svg("title", {}, hex).textContent = geometry.names[cell];
+    hex.addEventListener("click", () => onCell(cell));
+    hex.addEventListener("mouseenter", () => onHover(cell));
+  });
+  for (const cell of winning) {  // the winning group's outline: its cells' edges, thick
+    svg("polygon", { points: points(geometry.corners[cell]), class: "win-edge" }, root);
+  }
+  const radius = values ? 0.22 : 0.36;
+  position.stones.forEach((stone, cell) => {
+    if (!stone) return;
+    const [x, y] = geometry.centers[cell];
+    svg("circle", {
+      cx: x, cy: -y, r: radius, fill: palette.stones[String(stone)],
+      stroke: palette.stone_edges[String(stone)], "stroke-width": 0.035, class: "stone",
+      "data-stone": stone, "data-name": geometry.names[cell],
+    }, root);
+  });
+  if (position.last_cell !== null && position.last_cell !== undefined) {
+    const cell = position.last_cell;
+    const [x, y] = geometry.centers[cell];
+    const stone = position.stones[cell];
+    svg("circle", {
+      cx: x, cy: -y, r: stone ? 0.72 * radius : 0.3, fill: "none", class: "ring",
+      stroke: { 0: "#d0021b", 1: "white", 2: "#222222" }[stone], "stroke-width": 0.05,
+    }, root);
+  }
+  const labels = (heat && heat.labels) || [];
+  const marks = (heat && heat.marks) || {};
+  geometry.centers.forEach(([x, y], cell) => {
+    const text = marks[cell] !== undefined ? marks[cell] : labels[cell];
+    if (text === undefined || text === null || text === "") return;
+    const stone = position.stones[cell];
+    const under = stone ? palette.stones[String(stone)] : faces[cell];
+    const node = svg("text", { x, y: -y, fill: luminance(under) > 0.5 ? "#1a1a1a" : "white" }, root);
+    if (marks[cell] !== undefined) node.setAttribute("font-weight", "bold");
+    node.textContent = text;
+  });
+}
