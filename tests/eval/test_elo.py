@@ -187,3 +187,23 @@ def test_a_fixed_pool_must_name_known_agents_connected_to_the_rest() -> None:
         fit_elo(["a", "b", "c"], wins, fixed={"z": 0.0})
     with pytest.raises(ValueError, match=r"cannot rate \['c'\]"):
         fit_elo(["a", "b", "c"], wins, fixed={"a": 0.0})
+
+
+def test_a_strong_agent_rated_against_a_strong_fixed_pool_converges():
+    """Regression: started at 0, about 1,750 Elo below the pool, the Newton steps overflowed
+    and the fit gave up on an ordinary result (38/40 and 28/40)."""
+    names = ["uct:1000", "uct:5000", "net"]
+    wins = np.array([[0, 0, 2], [0, 0, 12], [38, 28, 0]])
+    fixed = {"uct:1000": 1293.3, "uct:5000": 1753.0}
+    ratings = fit_elo(names, wins, fixed=fixed, prior_games=1.0)
+    # the maximum of the likelihood, found independently
+    w = wins + 0.5 * ((wins + wins.T) > 0)
+
+    def negative_log_likelihood(x: np.ndarray) -> float:
+        theta = np.array([1293.3, 1753.0, x[0]]) * math.log(10) / 400
+        diff = theta[:, None] - theta[None, :]
+        return float((w * np.logaddexp(0.0, -diff)).sum())
+
+    best = minimize(negative_log_likelihood, x0=[1500.0], method="Nelder-Mead").x[0]
+    assert ratings.ratings[2] == pytest.approx(best, abs=0.5)
+    assert ratings.lower[2] < 1800 < ratings.upper[2]

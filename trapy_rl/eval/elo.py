@@ -233,6 +233,9 @@ def fit_elo(
         held = [names.index(name) for name in fixed]
         for i in held:
             theta[i] = float(fixed[names[i]]) / ELO_SCALE
+        # The others start amid the fixed ratings: from 0, far below a strong pool, the win
+        # probabilities underflow and the first Newton steps are useless.
+        theta[~np.isin(np.arange(m), held)] = theta[held].mean()
         anchor = held[0]
     else:
         if isinstance(anchor, str):
@@ -270,6 +273,8 @@ def fit_elo(
             if new_value >= value - 1e-12 * abs(value) or scale < 1e-6:
                 break
             scale /= 2
+        if new_value < value - 1e-12 * abs(value):  # no step improves: keep the best so far
+            break
         theta, value = candidate, new_value
         converged = float(np.abs(scale * step).max()) < tolerance
     if not converged or not np.isfinite(theta).all() or np.abs(theta).max() * ELO_SCALE > 1e5:
