@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import subprocess
 import sys
@@ -137,6 +138,10 @@ def run_variant(name: str, overrides: list[str], args: argparse.Namespace) -> di
     }  # fmt: skip
 
 
+def _percent(value: float) -> str:
+    return "-" if math.isnan(value) else f"{value:.1%}"  # nan: no game resigned to measure
+
+
 def table(rows: list[dict], args: argparse.Namespace) -> str:
     lines = [
         f"Equal wall-clock: {args.minutes} training minutes each, base `{' '.join(args.base)}`, "
@@ -156,7 +161,7 @@ def table(rows: list[dict], args: argparse.Namespace) -> str:
             f"| {row['name']} | {shown} | {row['elo']:.0f} [{row['lower']:.0f}, "
             f"{row['upper']:.0f}] | {row['games']} | {row['x']:.4g} {row['x_key']} | "
             f"{row['game_length']:.1f} | {row['resign_rate']:.0%} | "
-            f"{row['false_resign_rate']:.1%} | {row['value_loss']:.3f} |"
+            f"{_percent(row['false_resign_rate'])} | {row['value_loss']:.3f} |"
         )
     return "\n".join(lines) + "\n"
 
