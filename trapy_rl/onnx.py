@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from trapy_rl.errors import MissingExtraError
 from trapy_rl.game.batch import BatchGame
 from trapy_rl.game.planes import encode_planes
 
@@ -35,8 +36,8 @@ OPSET = 17
 def _runtime():
     try:
         import onnxruntime
-    except ImportError:
-        raise ValueError("ONNX models need onnxruntime: pip install 'trapy-rl[onnx]'") from None
+    except ModuleNotFoundError as error:
+        raise MissingExtraError("onnx", module="onnxruntime", needed_by="an ONNX model") from error
     return onnxruntime
 
 
@@ -48,7 +49,7 @@ def export_onnx(checkpoint: str | Path, out: str | Path) -> Path:
 
     Raises:
         CheckpointError: naming the checkpoint when it cannot be read.
-        ValueError: when the ``onnx`` package is missing.
+        MissingExtraError: (a ValueError) when the ``onnx`` package is missing.
     """
     import torch
 
@@ -57,8 +58,8 @@ def export_onnx(checkpoint: str | Path, out: str | Path) -> Path:
 
     try:
         import onnx
-    except ImportError:
-        raise ValueError("exporting needs onnx: pip install 'trapy-rl[onnx]'") from None
+    except ModuleNotFoundError as error:
+        raise MissingExtraError("onnx", module="onnx", needed_by="trapy-export") from error
     net, info = load_network(checkpoint, device="cpu")
     side = info["side"]
     planes = torch.zeros(2, net.config.in_planes, side, 2 * side - 1)
