@@ -4,8 +4,8 @@ Shapes: n positions, C planes, H x W grid, K cells, A actions.
 
 Loss = ``policy_weight`` * cross-entropy(visit distribution, softmax of the net's logits over
 the legal actions) + ``value_weight`` * mean squared error(value, outcome z). The policy term
-is the mean over the positions that have a policy target: a row of zeros (a cheap search's
-move under playout cap randomization) trains the value only. The legal actions
+is the mean over the positions that have a policy target: a row of zeros trains the value
+only. The legal actions
 are read off the planes themselves (an on-board point without a stone; the swap where the swap
 plane is set), so mirrored planes bring their own mask.
 """
@@ -123,7 +123,7 @@ class Learner:
             logits, values = self.net(planes)
         legal = legal_mask_from_planes(planes, self.board)
         log_probs = torch.log_softmax(logits.float().masked_fill(~legal, _MASKED_LOGIT), dim=1)
-        # Rows of zeros carry no policy target (cheap searches): the mean is over the others.
+        # Rows of zeros carry no policy target: the mean is over the others.
         targeted = (target_policy.sum(dim=1) > 0).float()
         policy = -(target_policy * log_probs).sum(dim=1).sum() / targeted.sum().clamp(min=1.0)
         value = torch.mean((values.float() - target_value) ** 2)

@@ -31,7 +31,7 @@ class Samples:
     Attributes:
         planes: [n, C, H, W] float32.
         policies: [n, A] float32, the search's policy targets (each row sums to 1), or a row
-            of zeros: no policy target (a move of a cheap search, playout cap randomization).
+            of zeros: no policy target (the value alone is trained there).
         values: [n] float32, the outcome for the player to move, -1 or +1.
         ownership: [n, K] int8, the final stones from the view of the player to move: +1
             theirs, -1 the opponent's, 0 empty at the end (the auxiliary ownership target);

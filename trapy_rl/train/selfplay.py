@@ -291,8 +291,8 @@ class SelfPlay:
     def _search_move(self, search: MCTS, rng: np.random.Generator) -> _Move:
         """One search in every game: the full search, or in the share ``1 -
         full_search_share`` of games (drawn per move) a cheap one of ``cheap_num_simulations``
-        without noise, whose policy row is left at zero: not a policy target (KataGo's playout
-        cap randomization)."""
+        without noise, whose policy row is left at zero: the move is played, its position is
+        not a training position (KataGo's playout cap randomization)."""
         n, share = self.num_games, self.settings.full_search_share
         full = np.ones(n, dtype=bool) if share >= 1.0 else rng.random(n) < share
         move = _Move(
@@ -322,7 +322,8 @@ class SelfPlay:
         return move
 
     def _collect(self, games: np.ndarray, records: list[GameRecord]) -> Samples:
-        """The positions of finished ``games`` [m] with their outcomes; appends their records."""
+        """The full-search positions of finished ``games`` [m] with their outcomes; appends
+        the games' records."""
         batch = self.batch
         parts = []
         for g in games:
@@ -330,18 +331,21 @@ class SelfPlay:
             # A resignation ends the game before the resigning player's move is played: the
             # position searched last (at ply ``length``) belongs to the game too.
             kept = length + 1 if batch.resigned[g] else length
+            # Only the full searches' positions are training positions (KataGo's playout cap
+            # randomization): a cheap search's row of zeros marks a move played, not recorded.
+            recorded = np.flatnonzero(self._policies[g, :kept].sum(axis=1) > 0)
             winner = int(batch.winner[g])
-            players = self._players[g, :kept]
+            players = self._players[g, recorded]
             stones = batch.stones[g]  # [K] the final position: 0 empty, 1 blue, 2 yellow
-            mine = stones[None, :] == players[:, None]  # [kept, K]
+            mine = stones[None, :] == players[:, None]  # [n, K]
             ownership = np.where(mine, 1, np.where(stones[None, :] == 0, 0, -1))
             parts.append(
                 Samples(
-                    self._planes[g, :kept].copy(),
-                    self._policies[g, :kept].copy(),
+                    self._planes[g, recorded],
+                    self._policies[g, recorded],
                     np.where(players == winner, 1.0, -1.0).astype(np.float32),
                     ownership.astype(np.int8),
-                    np.full(kept, not batch.resigned[g]),
+                    np.full(len(recorded), not batch.resigned[g]),
                 )
             )
             records.append(

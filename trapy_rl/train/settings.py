@@ -80,9 +80,10 @@ class SelfPlaySettings:
     (`trapy_rl.train.resign.ResignCalibrator`); 0 keeps it fixed.
 
     Playout cap randomization (KataGo): with ``full_search_share`` < 1, each move of each game
-    gets the full search (``mcts``, with noise) with that probability and is a policy target;
-    the others get a cheap search of ``cheap_num_simulations`` without noise and train the
-    value only. 1 searches every move in full.
+    gets the full search (``mcts``, with noise) with that probability and is a training
+    position; the others get a cheap search of ``cheap_num_simulations`` without noise, are
+    played and are not recorded (neither policy nor value target). 1 searches every move in
+    full.
     """
 
     num_games: int = 32
@@ -94,7 +95,7 @@ class SelfPlaySettings:
     resign_min_moves: int = 0
     resign_false_rate: float = 0.0
     full_search_share: float = 1.0  # < 1: playout cap randomization (KataGo)
-    cheap_num_simulations: int = 8  # the other moves' search, not a policy target
+    cheap_num_simulations: int = 8  # the other moves' search, not recorded
 
     def __post_init__(self) -> None:
         p: list[str] = []
