@@ -285,11 +285,14 @@ def test_showboard_text() -> None:
     for line in ("play b b2", "play y swap", "play b a1"):
         ok(engine, line)
     # Rows from the top; b2 yellow after the swap, a1 blue and the last move (in brackets).
-    expected = "= \n3   . . .\n2  . Y . .\n1[B]. . . .\n  a b c d e\nyellow to move (move 4)\n\n"
+    expected = (
+        "= \n3   . . .\n2  . Y . .\n1[B]. . . .\n  a b c d e\nyellow to move (move 4)\n"
+        "moves (side 3): b2 swap a1\n\n"
+    )
     assert engine.handle("showboard") == expected
     state = engine.state
     picture = render_ascii(state.stones, state.board, last_action=state.last_action)
-    assert expected == f"= \n{picture}\nyellow to move (move 4)\n\n"
+    assert expected == f"= \n{picture}\nyellow to move (move 4)\nmoves (side 3): b2 swap a1\n\n"
 
 
 def test_showboard_marks_the_winning_group() -> None:
@@ -298,7 +301,9 @@ def test_showboard_marks_the_winning_group() -> None:
         ok(engine, line)
     assert ok(engine, "final_score") == "B+"
     # The winning group in lower case, the last move in brackets.
-    assert ok(engine, "showboard") == "\n2  .[b]\n1 Y b .\n  a b c\nblue won in 3 moves"
+    assert ok(engine, "showboard") == (
+        "\n2  .[b]\n1 Y b .\n  a b c\nblue won in 3 moves\nmoves (side 2): b1 a1 b2"
+    )
 
 
 def test_boardsize_changes_the_board_and_clears_it() -> None:
@@ -612,7 +617,7 @@ def test_pipe_conversation_with_bad_input() -> None:
     assert answers[3] == "? it is yellow's turn (move 2), not blue's\n\n"
     assert answers[4].startswith("=10 ")
     empty = "3   . . .\n2  . . . .\n1 . . . . .\n  a b c d e"
-    assert answers[-1] == f"= \n{empty}\nblue to move (move 1)\n\n"
+    assert answers[-1] == f"= \n{empty}\nblue to move (move 1)\nmoves (side 3): none\n\n"
 
 
 def test_pipe_answers_each_command_before_the_next_is_sent() -> None:

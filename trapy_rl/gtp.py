@@ -28,7 +28,9 @@ Commands:
     play C MOVE       C is b, blue, y or yellow; MOVE is a cell name, ``swap`` or ``resign``
     genmove C         the agent moves for C and answers the move (a cell name or ``swap``)
     undo              takes back the last move (or the last resignation)
-    showboard         the ASCII board, a multi-line result starting on the line after ``=``
+    showboard         the ASCII board, a multi-line result starting on the line after ``=``,
+                      then who is to move and the game so far, ``moves (side 10): e5 swap``
+                      (`trapy_rl.gtp_records` reads that line back as a game record)
     final_score       ``B+`` or ``Y+`` once the game is over
 
 Decisions where Hex practice leaves room:
@@ -68,6 +70,7 @@ from trapy_rl.agents.moves import checked_move
 from trapy_rl.game.board import MAX_SIDE, Board, quote
 from trapy_rl.game.render import render_ascii
 from trapy_rl.game.state import BLUE, PLAYER_NAMES, YELLOW, GameState, IllegalMoveError
+from trapy_rl.gtp_records import history_line
 
 __all__ = [
     "MAX_LINE",
@@ -315,7 +318,7 @@ class GtpEngine:
             last_action=state.last_action,
             winning_cells=state.winning_group(),
         )
-        return f"\n{picture}\n{describe(state)}"
+        return f"\n{picture}\n{describe(state)}\n{history_line(state)}"
 
     def _final_score(self, args: list[str]) -> str:
         self._args(args, "final_score", 0)

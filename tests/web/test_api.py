@@ -119,6 +119,18 @@ def test_a_loaded_record_is_replayed(client):
     assert client.get(f"/api/games/{game['id']}?ply=2").json()["stones"].count(2) == 1
 
 
+def test_gtp_text_is_read_as_records(client):
+    """A GTP session's log, and showboard's move line: each a game to replay."""
+    log = "boardsize 4\n=\n\nplay b a1\n=\n\ngenmove y\n= swap\n\nplay b b1\n=\n\n"
+    games = client.post("/api/records", json={"text": log}).json()["games"]
+    assert [g["record"]["moves"] for g in games] == [["a1", "swap", "b1"]]
+    assert "unfinished after 3 moves" in games[0]["label"]
+    shown = "= \n...\nblue to move (move 3)\nmoves (side 4): a1 swap, blue resigned\n\n"
+    (game,) = client.post("/api/records", json={"text": shown}).json()["games"]
+    replayed = new_game(client, record=game["record"])
+    assert replayed["moves"] == ["a1", "swap"] and replayed["winner"] == 2
+
+
 @pytest.mark.parametrize(
     ("method", "path", "body", "status", "words"),
     [
@@ -129,6 +141,8 @@ def test_a_loaded_record_is_replayed(client):
         ("post", "/api/games", {"side": "4"}, 400, "must be an integer"),
         ("post", "/api/games", {"human": "red"}, 400, "'blue' or 'yellow'"),
         ("post", "/api/records", {"text": "{"}, 400, "not JSON"),
+        ("post", "/api/records", {"text": "play b a1 a1"}, 400, "no game records"),
+        ("post", "/api/records", {"text": "moves (side 4): a1 a1"}, 400, "line 1: a1: the cell"),
         ("post", "/api/records", {"text": '{"side": 4, "moves": ["z9"], "winner": 1}'}, 400, "z9"),
         ("get", "/api/nowhere", None, 404, "no such page"),
         ("get", "/api/games/ffff", None, 404, "no such game"),
