@@ -12,7 +12,7 @@ that move; answers, comments and other commands are skipped, and a command the e
 changes nothing, as it did in the session. The board is side 10 until a ``boardsize``.
 
 Each game with at least one move becomes a record as `trapy_rl.eval.records` describes, its
-players named ``blue (gtp)`` and ``yellow (gtp)``; an unfinished game has ``winner`` 0.
+players both named ``gtp``; an unfinished game has ``winner`` 0.
 
 >>> [r["moves"] for r in records_from_gtp("boardsize 3\\nplay b b2\\ngenmove y\\n= swap\\n")]
 [['b2', 'swap']]
@@ -34,7 +34,7 @@ _HISTORY = re.compile(r"moves \(side (\d+)\):(.*)")
 _RESIGNED = re.compile(r"(blue|yellow) resigned")
 _ANSWER = re.compile(r"=[0-9]*(?: (.*))?")
 _ID = re.compile(r"[0-9]+ ")
-BLUE_NAME, YELLOW_NAME = "blue (gtp)", "yellow (gtp)"
+PLAYER = "gtp"  # both players' name: a GTP text does not say who played
 
 
 def history_line(state: GameState) -> str:
@@ -126,8 +126,8 @@ def _record(state: GameState, game: int) -> dict:
         moves=[board.action_name(a) for a in state.history],
         winner=int(state.winner),
         side=board.side,
-        agent_a=BLUE_NAME,
-        agent_b=YELLOW_NAME,
+        agent_a=PLAYER,
+        agent_b=PLAYER,
         a_is_blue=True,
         seed=None,
         game=game,

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 pytest.importorskip("starlette", reason="the web board needs the 'web' extra")
 from starlette.testclient import TestClient
 
+from trapy_rl.analysis.openings import opening_table
 from trapy_rl.eval.records import parse_records, replay_record
 from trapy_rl.game.board import Board
 from trapy_rl.game.state import GameState
@@ -131,6 +133,21 @@ def test_gtp_text_is_read_as_records(client):
     assert replayed["moves"] == ["a1", "swap"] and replayed["winner"] == 2
 
 
+def test_an_opening_table_is_read_by_cell(client):
+    board = Board(4)
+    v = np.linspace(0.1, 0.9, board.num_cells)
+    table = opening_table(v, board, low=v - 0.05, high=v + 0.05)
+    answer = client.post("/api/openings", json={"text": table.to_csv(index=False)}).json()
+    assert answer["side"] == 4 and answer["rank"] == table["rank"].tolist()
+    np.testing.assert_allclose(answer["v"], v)
+    np.testing.assert_allclose(answer["low"], v - 0.05)
+    assert answer["swap"] == (v > 0.5).tolist()
+    bare = client.post("/api/openings", json={"text": opening_table(v, board).to_csv()})
+    assert bare.status_code == 400 and "columns" in bare.json()["error"]  # the index column
+    plain = opening_table(v, board).to_csv(index=False)
+    assert client.post("/api/openings", json={"text": plain}).json()["low"][0] is None
+
+
 @pytest.mark.parametrize(
     ("method", "path", "body", "status", "words"),
     [
@@ -142,6 +159,8 @@ def test_gtp_text_is_read_as_records(client):
         ("post", "/api/games", {"human": "red"}, 400, "'blue' or 'yellow'"),
         ("post", "/api/records", {"text": "{"}, 400, "not JSON"),
         ("post", "/api/records", {"text": "play b a1 a1"}, 400, "no game records"),
+        ("post", "/api/openings", {"text": "cell,name\n0,a1"}, 400, "not an opening table"),
+        ("post", "/api/openings", {"text": 3}, 400, "opening table's text"),
         ("post", "/api/records", {"text": "moves (side 4): a1 a1"}, 400, "line 1: a1: the cell"),
         ("post", "/api/records", {"text": '{"side": 4, "moves": ["z9"], "winner": 1}'}, 400, "z9"),
         ("get", "/api/nowhere", None, 404, "no such page"),

@@ -140,3 +140,33 @@ def test_an_analysis_shows_value_policy_and_a_search(page, tmp_path):
     assert stones(page) == 2
     page.screenshot(path=str(tmp_path / "page.png"))
     assert page.text_content("#error") == ""
+
+
+def test_a_gtp_log_replays_and_an_opening_map_shows_on_the_board(page, tmp_path):
+    import numpy as np
+
+    from trapy_rl.analysis.openings import opening_table
+    from trapy_rl.game.board import Board
+
+    log = tmp_path / "session.gtp"
+    log.write_text("boardsize 4\n=\n\nplay b d1\n=\n\ngenmove y\n= swap\n\nplay b a1\n=\n\n")
+    page.set_input_files("#record-file", str(log))
+    page.wait_for_selector("#record-games option", state="attached")
+    page.click("#replay")
+    page.wait_for_function(
+        "() => document.getElementById('ply-label').textContent === 'move 0 / 3'"
+    )
+    page.click("#last")
+    page.wait_for_selector("circle.stone[data-name='a1']")
+    assert stones(page) == 2  # d1, yellow's after the swap, and a1
+
+    board = Board(4)
+    v = np.linspace(0.2, 0.8, board.num_cells)
+    table = tmp_path / "openings.csv"
+    opening_table(v, board).to_csv(table, index=False)
+    page.set_input_files("#openings-file", str(table))
+    page.wait_for_selector("#openings-table td")
+    fairest = opening_table(v, board).sort_values("rank")["name"].iloc[0]
+    assert page.locator("#openings-table tr").nth(1).locator("td").nth(1).text_content() == fairest
+    assert page.locator("#board text", has_text="#1").count() == 1  # the fairest, marked
+    assert page.text_content("#error") == ""

@@ -83,6 +83,7 @@ _PATHS = [
     "/api/games/{id}/values",
     "/api/games/{id}/search",
     "/api/records",
+    "/api/openings",
     "/api/board?side={odd}",
     "/api/games/{id}?ply={odd}",
     "/static/../server.py",

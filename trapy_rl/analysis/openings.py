@@ -13,6 +13,7 @@ Shapes: K cells.
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 from pathlib import Path
@@ -32,9 +33,10 @@ from trapy_rl.analysis.estimators import (
     rollout_counts,
     search_values,
 )
+from trapy_rl.errors import one_line
 from trapy_rl.eval import wilson_interval
 from trapy_rl.eval.cache import file_sha256
-from trapy_rl.game.board import Board
+from trapy_rl.game.board import MAX_SIDE, Board
 from trapy_rl.mcts import Evaluator
 from trapy_rl.mcts.settings import SearchSettings
 
@@ -44,6 +46,7 @@ __all__ = [
     "default_cache_dir",
     "estimate_openings",
     "opening_table",
+    "read_opening_table",
 ]
 
 ESTIMATORS = ("net", "search", "rollout", "playout")
@@ -258,13 +261,49 @@ def _compute(board: Board, key: dict, checkpoint_file: Path | None, device: str)
     return _table_from_counts(wins, games, board)
 
 
+def read_opening_table(source: str | os.PathLike | io.StringIO) -> tuple[Board, pd.DataFrame]:
+    """An opening table as ``trapy-openings`` writes it (CSV), and its board (from its rows).
+
+    Args:
+        source: the file, or its text in a `io.StringIO`.
+
+    Raises:
+        ValueError: if it is not CSV with the columns `TABLE_COLUMNS`, one row per cell of a
+            board of side 2..`MAX_SIDE`, in cell order, with values that are probabilities.
+    """
+    name = "the opening table" if isinstance(source, io.StringIO) else str(source)
+    try:
+        stored = pd.read_csv(source)
+    except (ValueError, pd.errors.ParserError) as error:
+        raise ValueError(f"{name}: not CSV ({one_line(error)})") from None
+    if list(stored.columns) != list(TABLE_COLUMNS):
+        raise ValueError(f"{name}: not an opening table (columns {list(TABLE_COLUMNS)})")
+    # A board of side n has n (3n - 1) / 2 cells.
+    sides = [n for n in range(2, MAX_SIDE + 1) if n * (3 * n - 1) // 2 == len(stored)]
+    if not sides:
+        raise ValueError(f"{name}: {len(stored)} rows is no board's number of cells")
+    board = Board(sides[0])
+    cells = pd.to_numeric(stored["cell"], errors="coerce").to_numpy()
+    if not np.array_equal(cells, np.arange(board.num_cells)) or list(stored["name"]) != list(
+        board.names
+    ):
+        raise ValueError(f"{name}: the rows are not the side-{board.side} cells in order")
+    try:
+        columns = [pd.to_numeric(stored[c]).to_numpy(np.float64) for c in ("v", "low", "high")]
+    except (ValueError, TypeError):
+        raise ValueError(f"{name}: v, low and high must be numbers") from None
+    v, low, high = columns
+    try:
+        return board, opening_table(v, board, low=low, high=high)
+    except ValueError as error:
+        raise ValueError(f"{name}: {error}") from None
+
+
 def _read_table(path: Path, board: Board) -> pd.DataFrame:
-    stored = pd.read_csv(path)
-    if list(stored.columns) != list(TABLE_COLUMNS) or len(stored) != board.num_cells:
+    stored_board, table = read_opening_table(path)
+    if stored_board.side != board.side:
         raise ValueError(f"{path}: not an opening table of the side-{board.side} board")
-    return opening_table(
-        stored["v"].to_numpy(), board, low=stored["low"].to_numpy(), high=stored["high"].to_numpy()
-    )
+    return table
 
 
 # ---------------------------------------------------------------------- nets and agents

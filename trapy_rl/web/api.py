@@ -24,15 +24,18 @@ Routes (``{id}`` a game's id; ``ply`` shows or analyses the position after that 
     GET    /api/games/{id}/search         its progress and result so far
     DELETE /api/games/{id}/search         cancel it
     POST   /api/records                   {text}: the games of a record file's text
+    POST   /api/openings                  {text}: a ``trapy-openings`` table (CSV) per cell
 """
 
 from __future__ import annotations
 
+import io
 import json
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import numpy as np
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -40,6 +43,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from trapy_rl.agents.kinds import known_agent_kinds
+from trapy_rl.analysis.openings import read_opening_table
 from trapy_rl.errors import one_line
 from trapy_rl.eval.records import parse_records, replay_record
 from trapy_rl.game.board import MAX_SIDE, Board
@@ -267,6 +271,14 @@ def api_routes(store: SessionStore) -> list[Route]:
             raise ApiError(400, "field 'text' must be the record file's text")
         return JSONResponse({"games": await run_in_threadpool(read_records, text)})
 
+    async def openings(request: Request) -> Response:
+        body = await read_body(request)
+        only(body, "text")
+        text = body.get("text")
+        if not isinstance(text, str):
+            raise ApiError(400, "field 'text' must be the opening table's text (CSV)")
+        return JSONResponse(await run_in_threadpool(read_openings, text))
+
     game_path = "/api/games/{game_id:str}"
     return [
         Route("/api/board", board),
@@ -283,6 +295,7 @@ def api_routes(store: SessionStore) -> list[Route]:
         Route(game_path + "/values", values, methods=["POST"]),
         Route(game_path + "/search", search, methods=["GET", "POST", "DELETE"]),
         Route("/api/records", records, methods=["POST"]),
+        Route("/api/openings", openings, methods=["POST"]),
     ]
 
 
@@ -334,6 +347,31 @@ def read_records(text: str) -> list[dict[str, Any]]:
     if not games:
         raise ValueError("the text holds no game records")
     return games
+
+
+def read_openings(text: str) -> dict[str, Any]:
+    """The opening table of ``trapy-openings``' CSV text, by cell for the board.
+
+    Returns:
+        ``side``, and per cell in cell order [K]: ``v`` (the stone owner's chance), ``low``
+        and ``high`` (its interval, null without one), ``swap`` (bool), ``rank`` (1 fairest).
+
+    Raises:
+        ValueError: naming what makes the text no opening table.
+    """
+    board, table = read_opening_table(io.StringIO(text))
+
+    def numbers(column: str) -> list[float | None]:
+        return [None if np.isnan(x) else float(x) for x in table[column].to_numpy(np.float64)]
+
+    return {
+        "side": board.side,
+        "v": numbers("v"),
+        "low": numbers("low"),
+        "high": numbers("high"),
+        "swap": [bool(x) for x in table["swap"]],
+        "rank": [int(x) for x in table["rank"]],
+    }
 
 
 # ---------------------------------------------------------------------- errors

@@ -4,7 +4,7 @@
 const $ = (id) => document.getElementById(id);
 const PLAYER = { 1: "blue", 2: "yellow" };
 const defaults = JSON.parse($("defaults").textContent);
-const page = { geometry: null, game: null, view: 0, shown: null, analysis: null, curve: null, poll: null, busy: false };
+const page = { geometry: null, game: null, view: 0, shown: null, analysis: null, curve: null, poll: null, busy: false, openings: null };
 
 async function api(method, path, body) {
   const options = { method, headers: {} };
@@ -66,6 +66,7 @@ function statusText(game, shown) {
 function heat() {
   const analysis = page.analysis;
   const mode = document.querySelector("input[name=heat]:checked").value;
+  if (mode === "openings") return openingHeat();
   if (!analysis) return null;
   const format = (v, digits) => (v === null || v === undefined ? "" : v.toFixed(digits));
   const marks = {};
@@ -257,6 +258,48 @@ async function replay() {
   await showPly(0);
 }
 
+// ------------------------------------------------------------------ opening map
+// v per cell as a heatmap (labels in percent), the five fairest openings marked by rank.
+function openingHeat() {
+  const map = page.openings;
+  if (!map || map.side !== page.geometry.side) return null;
+  const marks = {};
+  map.rank.forEach((rank, cell) => { if (rank <= 5) marks[cell] = `#${rank}`; });
+  return { values: map.v, labels: map.v.map((v) => String(Math.round(100 * v))), marks };
+}
+
+async function readOpeningsFile() {
+  const file = $("openings-file").files[0];
+  if (!file) return;
+  page.openings = await api("POST", "/api/openings", { text: await file.text() });
+  showOpeningsTable();
+  document.querySelector("input[name=heat][value=openings]").checked = true;
+  render();
+  if (page.openings.side !== page.geometry.side) {
+    throw new Error(`the opening map is for side ${page.openings.side}; this board is side ${page.geometry.side}`);
+  }
+}
+
+function showOpeningsTable() {
+  const map = page.openings, names = page.geometry.names;
+  const percent = (x) => (x === null ? "" : (100 * x).toFixed(1));
+  const cells = map.rank.map((rank, cell) => [rank, cell]).sort((a, b) => a[0] - b[0]).slice(0, 10);
+  const row = (tag, texts) => {
+    const tr = document.createElement("tr");
+    for (const text of texts) {
+      const td = document.createElement(tag);
+      td.textContent = text;
+      tr.append(td);
+    }
+    return tr;
+  };
+  const interval = (cell) => (map.low[cell] === null ? "" : `${percent(map.low[cell])}-${percent(map.high[cell])}`);
+  $("openings-table").replaceChildren(
+    row("th", ["rank", "cell", "v %", "95% interval", "swap"]),
+    ...cells.map(([rank, cell]) => row("td", [rank, map.side === page.geometry.side ? names[cell] : cell, percent(map.v[cell]), interval(cell), map.swap[cell] ? "yes" : "no"])),
+  );
+}
+
 // ------------------------------------------------------------------ wiring
 function wire() {
   const on = (id, action) => $(id).addEventListener("click", () => guarded(action));
@@ -275,6 +318,7 @@ function wire() {
   on("replay", replay);
   $("plot").addEventListener("click", plotClick);
   $("record-file").addEventListener("change", () => guarded(readRecordFile));
+  $("openings-file").addEventListener("change", () => guarded(readOpeningsFile));
   for (const radio of document.querySelectorAll("input[name=heat]")) radio.addEventListener("change", render);
   document.addEventListener("keydown", (event) => {
     if (event.target.tagName === "INPUT") return;
