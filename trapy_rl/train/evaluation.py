@@ -24,6 +24,7 @@ def evaluate(
     num_games: int,
     seed: int,
     starts: Sequence[Sequence[int]] = (),
+    progress: bool = False,
 ) -> dict[str, MatchResult]:
     """Matches of ``agent`` against each opponent spec (``random``, ``uct:32``, ...).
 
@@ -34,6 +35,7 @@ def evaluate(
         num_games: games per opponent.
         seed: seeds the opponents and picks the starts.
         starts: start positions of the pairs of games (see `trapy_rl.eval.play_match`).
+        progress: a progress bar over each match's games.
 
     Returns:
         ``{spec: MatchResult}`` in the order of ``opponents``.
@@ -42,8 +44,9 @@ def evaluate(
     for i, spec in enumerate(opponents):
         opponent = parse_agent(spec, board=board, seed=seed + 1 + i)
         results[spec] = play_match(
-            agent, opponent, num_games=num_games, board=board, seed=seed, starts=starts
-        )
+            agent, opponent, num_games=num_games, board=board, seed=seed, starts=starts,
+            progress=progress,
+        )  # fmt: skip
     return results
 
 

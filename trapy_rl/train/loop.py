@@ -405,7 +405,7 @@ def _closing_matches(run: _Run, reporter: Reporter) -> dict[str, Any]:
     agent = _match_agent(run, seed=cfg.seed, label="trained")
     matches = evaluate(
         agent, board, opponents=opponents, num_games=cfg.eval.final_games, seed=cfg.seed,
-        starts=starts,
+        starts=starts, progress=True,
     )  # fmt: skip
     for spec, match in matches.items():
         if reporter.writer is not None:
