@@ -36,22 +36,29 @@ test: venv browser
 test-slow: venv
 	$(PY) -m pytest -n 2 --runslow
 
+# The default run: Trap Y (side 10), 8 minutes of training clock, then the closing matches
+# against random and uct:1000; about 15 minutes on 2 cores. make train ARGS="seed=1 minutes=30"
+ARGS ?=
 train: venv
-	$(VENV)/bin/trapy-train
+	$(VENV)/bin/trapy-train $(ARGS)
 
-# Trap Y (side 10) with today's recipe (experiment=side10) for two hours of training clock, a
-# checkpoint every 300 iterations kept; then every checkpoint rated on the side-10 pool's four
-# cheaper members (the Elo-against-minutes curve, about 5 minutes a checkpoint) and the last
-# one on the whole pool, uct:5000 included. BENCHMARKS.md has the figures.
+# Trap Y (side 10) with the CPU recipe (experiment=trapy_cpu) for two hours of training clock,
+# a checkpoint every 150 iterations kept; then every checkpoint rated against uct:1000 (the
+# Elo-against-minutes curve, about 4 minutes a checkpoint), the last one on the whole side-10
+# pool (uct:5000 included), and the last one against the net of the earlier recipe trained for
+# the same two hours (REFERENCE): 100 games from random first stones, colours exchanged.
+# BENCHMARKS.md has the figures.
 LONG_RUN ?= outputs/long-run
 LONG_RUN_MINUTES ?= 120
+REFERENCE ?= benchmarks/reference/side10_today_120min.pt
 long-run: venv
-	$(VENV)/bin/trapy-train experiment=side10 iterations=1000000 minutes=$(LONG_RUN_MINUTES) \
-		checkpoint.every=300 checkpoint.keep=0 hydra.run.dir=$(LONG_RUN)
-	$(VENV)/bin/trapy-eval run=$(LONG_RUN) mode=benchmark "pool_members=[random,uct:30,uct:200,uct:1000]" \
+	$(VENV)/bin/trapy-train experiment=trapy_cpu minutes=$(LONG_RUN_MINUTES) hydra.run.dir=$(LONG_RUN)
+	$(VENV)/bin/trapy-eval run=$(LONG_RUN) mode=benchmark "pool_members=[uct:1000]" \
 		num_simulations=200 games=40 out=$(LONG_RUN)/curve
 	$(VENV)/bin/trapy-eval run=$(LONG_RUN) mode=benchmark "checkpoints=[-1]" \
 		num_simulations=200 games=40 out=$(LONG_RUN)/final
+	$(VENV)/bin/trapy-eval "agents=[mcts:$(LONG_RUN)/checkpoints/latest.pt:200,mcts:$(REFERENCE):200]" \
+		games=100 starts=false openings=1 out=$(LONG_RUN)/vs_reference
 
 # Training settings at equal wall-clock on side 10, two runs at a time, each rated on the
 # side-10 pool: ABLATION_MINUTES per run (the table goes to outputs/ablation/ablation.md).

@@ -7,6 +7,10 @@ from trapy_rl.nn import UniformEvaluator
 from trapy_rl.train.selfplay import SelfPlay
 from trapy_rl.train.settings import SelfPlaySettings
 
+# Small boards: a fixed threshold from the first move, 8 sampled moves (not the side-10
+# defaults; the calibration of the threshold is the training loop's, tested there).
+SMALL_BOARD = {"resign_min_moves": 0, "resign_false_rate": 0.0, "temperature_moves": 8}
+
 
 def make_selfplay(board, *, num_games=6, seed=0, evaluator=None, num_simulations=8, **options):
     """SelfPlay with a uniform evaluator and a small search; ``options``: SelfPlaySettings."""
@@ -14,7 +18,7 @@ def make_selfplay(board, *, num_games=6, seed=0, evaluator=None, num_simulations
         evaluator or UniformEvaluator(),
         board,
         search=SearchSettings(num_simulations=num_simulations),
-        settings=SelfPlaySettings(num_games=num_games, **options),
+        settings=SelfPlaySettings(num_games=num_games, **{**SMALL_BOARD, **options}),
         seed=seed,
     )
 
@@ -197,7 +201,7 @@ def test_gumbel_self_play_trains_on_the_improved_policy_and_plays_the_searchs_ch
         UniformEvaluator(),
         board,
         search=SearchSettings(num_simulations=8, search="gumbel", max_considered=4),
-        settings=SelfPlaySettings(num_games=4, resign_playout_fraction=0.0),
+        settings=SelfPlaySettings(num_games=4, resign_playout_fraction=0.0, **SMALL_BOARD),
         seed=0,
     )
     result = selfplay.play(30, seed=1)

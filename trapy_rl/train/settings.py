@@ -33,6 +33,10 @@ from trapy_rl.mcts.settings import SearchSettings
 from trapy_rl.nn.network import NetConfig
 from trapy_rl.train.replay import MIRROR_MODES
 
+# The default run's net (``model: tiny``): on a CPU it gains strength fastest per minute of the
+# nets measured on side 10 (BENCHMARKS.md). `NetConfig()` is the bigger ``small`` net.
+TINY_NET = NetConfig(channels=16, blocks=2, policy_channels=16, value_hidden=32, swap_hidden=16)
+
 __all__ = [
     "LR_SCHEDULES",
     "OPTIMIZERS",
@@ -89,11 +93,11 @@ class SelfPlaySettings:
     num_games: int = 32
     moves_per_iteration: int = 16
     num_workers: int = 0  # self-play processes; 0 plays in the training process
-    temperature_moves: int = 8
+    temperature_moves: int = 12
     resign_threshold: float = -0.9
     resign_playout_fraction: float = 0.2
-    resign_min_moves: int = 0
-    resign_false_rate: float = 0.0
+    resign_min_moves: int = 40
+    resign_false_rate: float = 0.05
     full_search_share: float = 1.0  # < 1: playout cap randomization (KataGo)
     cheap_num_simulations: int = 8  # the other moves' search, not recorded
 
@@ -201,13 +205,13 @@ class EvalSettings:
     (``eval/pool_elo``), comparable across runs.
     """
 
-    every: int = 10  # iterations between evaluations, 0 for none during training
+    every: int = 0  # iterations between evaluations, 0 for none during training
     num_games: int = 20  # per opponent, per evaluation
-    num_simulations: int = 64  # the trained agent's search in matches
+    num_simulations: int = 200  # the trained agent's search in matches
     opponents: tuple[str, ...] = ("random", "uct:32")
     pool: str | None = None  # rate against this pool's fixed scale: default, a file, or none
-    final_games: int = 100  # games of each closing match, 0 to skip them
-    final_opponents: tuple[str, ...] = ("random",)  # the closing matches' opponents
+    final_games: int = 40  # games of each closing match, 0 to skip them
+    final_opponents: tuple[str, ...] = ("random", "uct:1000")  # the closing matches' opponents
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "opponents", tuple(str(s) for s in self.opponents))
@@ -276,17 +280,17 @@ class CurriculumSettings:
 class TrainConfig:
     """A whole training run (``configs/train.yaml``); see `trapy_rl.train.train`."""
 
-    side: int = 5
+    side: int = 10
     seed: int = 0
-    iterations: int = 30
-    minutes: float = 0.0  # > 0: also stop once training has run this long (wall-clock)
+    iterations: int = 100_000
+    minutes: float = 8.0  # > 0: also stop once training has run this long (wall-clock)
     device: str = "cpu"
     bf16: bool = False
     compile: bool = False  # self-play's net through torch.compile (`NetEvaluator`)
     threads: int = 1  # torch CPU threads (1 is fastest for small nets), 0 for torch's default
     run_dir: str | None = None  # where outputs go; the command line sets Hydra's folder
     resume: str | None = None  # a checkpoint file or a run folder to continue
-    model: NetConfig = field(default_factory=NetConfig)
+    model: NetConfig = field(default_factory=lambda: TINY_NET)  # configs/model/tiny.yaml
     # Self-play's search: fewer simulations than an agent's default, many more games.
     mcts: SearchSettings = field(default_factory=lambda: SearchSettings(num_simulations=32))
     selfplay: SelfPlaySettings = field(default_factory=SelfPlaySettings)
