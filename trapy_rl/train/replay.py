@@ -12,7 +12,9 @@ sample and its mirror image (a batch of 2n), ``"none"`` leaves them alone.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -87,6 +89,34 @@ class Samples:
             self.owned[index],
         )
 
+    def packed(self) -> dict[str, np.ndarray | tuple[int, ...]]:
+        """Compact plain arrays, for sending to another process (`unpacked` restores them):
+        the planes bit-packed (each is 0 or 1), policies in float16 (within 5e-4 of each
+        value), values and ownership in int8. About 1/8 of the bytes of the planes alone.
+
+        Raises:
+            ValueError: if a plane holds anything but 0 and 1.
+        """
+        return {
+            "planes_shape": tuple(self.planes.shape),
+            "planes_bits": pack_planes(self.planes),
+            "policies": self.policies.astype(np.float16),
+            "values": self.values.astype(np.int8),
+            "ownership": self.ownership.astype(np.int8),
+            "owned": self.owned.astype(bool),
+        }
+
+    @classmethod
+    def unpacked(cls, packed: Mapping[str, Any]) -> Samples:
+        """The samples of `packed`."""
+        return cls(
+            unpack_planes(packed["planes_bits"], packed["planes_shape"]),
+            np.asarray(packed["policies"], np.float32),
+            np.asarray(packed["values"], np.float32),
+            np.asarray(packed["ownership"], np.int8),
+            np.asarray(packed["owned"], bool),
+        )
+
     def mirrored(self, board: Board) -> Samples:
         """The same positions reflected by the board's mirror."""
         return Samples(
@@ -96,6 +126,24 @@ class Samples:
             self.ownership[..., board.mirror_cells],
             self.owned,
         )
+
+
+def pack_planes(planes: np.ndarray) -> np.ndarray:
+    """[n, C, H, W] planes of 0s and 1s as a flat bit-packed uint8 array.
+
+    Raises:
+        ValueError: if a plane holds anything else.
+    """
+    if planes.size and not np.isin(planes, (0.0, 1.0)).all():
+        raise ValueError("planes are not all 0 or 1; cannot pack them")
+    return np.packbits(planes.astype(bool).reshape(-1))
+
+
+def unpack_planes(bits: np.ndarray, shape: Sequence[int]) -> np.ndarray:
+    """The float32 planes of shape ``shape`` that `pack_planes` packed into ``bits``."""
+    shape = tuple(int(s) for s in shape)
+    planes = np.unpackbits(np.asarray(bits, np.uint8), count=int(np.prod(shape)))
+    return planes.reshape(shape).astype(np.float32)
 
 
 class ReplayBuffer:
@@ -186,8 +234,6 @@ class ReplayBuffer:
         The planes are stored as a bit-packed uint8 array: every plane is 0 or 1.
         """
         planes = self.planes[: self.size]
-        if planes.size and not np.isin(planes, (0.0, 1.0)).all():
-            raise ValueError("replay planes are not all 0 or 1; cannot pack them")
         return {
             "capacity": self.capacity,
             "side": self.board.side,
@@ -195,7 +241,7 @@ class ReplayBuffer:
             "cursor": self.cursor,
             "total_added": self.total_added,
             "planes_shape": list(planes.shape),
-            "planes_bits": np.packbits(planes.astype(bool).reshape(-1)),
+            "planes_bits": pack_planes(planes),
             "policies": self.policies[: self.size].copy(),
             "values": self.values[: self.size].copy(),
             "ownership": self.ownership[: self.size].copy(),
@@ -210,10 +256,7 @@ class ReplayBuffer:
                 f"replay buffer of the side-{state['side']} board does not fit the "
                 f"side-{self.board.side} board"
             )
-        shape = tuple(int(s) for s in state["planes_shape"])
-        count = int(np.prod(shape))
-        planes = np.unpackbits(np.asarray(state["planes_bits"]), count=count)
-        planes = planes.reshape(shape).astype(np.float32)
+        planes = unpack_planes(state["planes_bits"], state["planes_shape"])
         policies, values = np.asarray(state["policies"]), np.asarray(state["values"])
         size, cursor = int(state["size"]), int(state["cursor"])
         # Checkpoints written before the ownership target held none: no target there.

@@ -93,6 +93,7 @@ class SelfPlaySettings:
     num_games: int = 32
     moves_per_iteration: int = 16
     num_workers: int = 0  # self-play processes; 0 plays in the training process
+    num_actors: int = 0  # Ray actors, each playing num_games games (``ray``); 0 for none
     temperature_moves: int = 12
     resign_threshold: float = -0.9
     resign_playout_fraction: float = 0.2
@@ -110,6 +111,9 @@ class SelfPlaySettings:
         )  # fmt: skip
         _check(p, "num_workers", 0 <= self.num_workers <= self.num_games,
                "between 0 and num_games", self.num_workers)  # fmt: skip
+        _check(p, "num_actors", self.num_actors >= 0, ">= 0", self.num_actors)
+        if self.num_actors and self.num_workers:
+            p.append("num_actors and num_workers: choose Ray actors or worker processes")
         _check(p, "temperature_moves", self.temperature_moves >= 0, ">= 0", self.temperature_moves)
         _check(p, "resign_threshold", self.resign_threshold < 1, "< 1 (a root value is in [-1, 1])",
                self.resign_threshold)  # fmt: skip
@@ -227,6 +231,28 @@ class EvalSettings:
 
 
 @dataclass(frozen=True)
+class RaySettings:
+    """Where Ray runs when ``selfplay.num_actors`` > 0 (`trapy_rl.train.ray_selfplay`).
+
+    ``address`` null starts a Ray instance on this machine with ``num_cpus`` CPUs (null: all),
+    ``auto`` joins the cluster this machine belongs to (``ray start``), or ``ray://host:port``.
+    Each actor keeps at most ``max_in_flight`` play requests queued: the bound on the chunks
+    of positions waiting for the learner, and what lets self-play run while the learner learns.
+    """
+
+    address: str | None = None
+    num_cpus: int | None = None
+    max_in_flight: int = 2
+
+    def __post_init__(self) -> None:
+        p: list[str] = []
+        _check(p, "num_cpus", self.num_cpus is None or self.num_cpus >= 1, ">= 1 or null",
+               self.num_cpus)  # fmt: skip
+        _check(p, "max_in_flight", self.max_in_flight >= 1, ">= 1", self.max_in_flight)
+        _raise(p, "ray")
+
+
+@dataclass(frozen=True)
 class CheckpointSettings:
     """How often the run saves itself, and what the checkpoints hold."""
 
@@ -300,6 +326,7 @@ class TrainConfig:
     eval: EvalSettings = field(default_factory=EvalSettings)
     checkpoint: CheckpointSettings = field(default_factory=CheckpointSettings)
     curriculum: CurriculumSettings = field(default_factory=CurriculumSettings)
+    ray: RaySettings = field(default_factory=RaySettings)
 
     def __post_init__(self) -> None:
         p: list[str] = []

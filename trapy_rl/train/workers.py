@@ -11,8 +11,8 @@ A backend takes weights in and hands positions and game records out:
 `ProcessSelfPlay` splits the games among ``num_workers`` worker processes (spawned, one torch
 thread each), sends them the weights when they changed and gathers their results; the learner
 waits while they play, so a run is as reproducible as with one process (its games differ from
-the in-process run's: each worker draws from its own seeds). Another backend (a cluster) only
-has to honour these five methods.
+the in-process run's: each worker draws from its own seeds). `trapy_rl.train.ray_selfplay`
+plays on Ray actors, on this machine or a cluster (``selfplay.num_actors``).
 """
 
 from __future__ import annotations
@@ -66,11 +66,12 @@ class LocalSelfPlay:
         return self.selfplay.state_dict()
 
     def load_state_dict(self, state: dict) -> None:
-        if "workers" in state:
-            raise ValueError(
-                f"the saved self-play state is of {len(state['workers'])} worker processes; "
-                "this run plays in-process (resume with the same selfplay.num_workers)"
-            )
+        for key, what in (("workers", "worker processes"), ("actors", "Ray actors")):
+            if key in state:
+                raise ValueError(
+                    f"the saved self-play state is of {len(state[key])} {what}; this run "
+                    "plays in-process (resume with the same selfplay settings)"
+                )
         self.selfplay.load_state_dict(state)
 
     def close(self) -> None:
@@ -239,7 +240,13 @@ class ProcessSelfPlay:
     def load_state_dict(self, state: dict) -> None:
         workers = state.get("workers")
         if workers is None or len(workers) != self.num_workers:
-            found = "in-process self-play" if workers is None else f"{len(workers)} workers"
+            found = (
+                f"{len(workers)} workers"
+                if workers is not None
+                else f"{len(state['actors'])} Ray actors"
+                if "actors" in state
+                else "in-process self-play"
+            )
             raise ValueError(
                 f"the saved self-play state is of {found}; this run has "
                 f"{self.num_workers} workers (resume with the same selfplay.num_workers)"
@@ -267,8 +274,21 @@ def _as_list(seed: int | list[int]) -> list[int]:
 def make_selfplay_backend(
     net: nn.Module, evaluator: Evaluator, board: Board, config: TrainConfig
 ) -> SelfPlayBackend:
-    """The backend ``config.selfplay.num_workers`` asks for (0: in this process)."""
+    """The backend the config asks for: ``selfplay.num_actors`` Ray actors
+    (`trapy_rl.train.ray_selfplay`), ``selfplay.num_workers`` processes, else this process."""
     seed = [config.seed, 0]
+    if config.selfplay.num_actors > 0:
+        from trapy_rl.train.ray_selfplay import RaySelfPlay
+
+        return RaySelfPlay(
+            net,
+            board,
+            search=config.mcts,
+            settings=config.selfplay,
+            ray_settings=config.ray,
+            seed=seed,
+            compile=config.compile,
+        )
     if config.selfplay.num_workers > 0:
         return ProcessSelfPlay(
             net,

@@ -1,0 +1,301 @@
+"""Self-play on Ray actors: the games of many cores, or many machines, feeding one learner.
+
+`RaySelfPlay` is the self-play backend (see `trapy_rl.train.workers`) of
+``selfplay.num_actors`` > 0 (``selfplay=ray``, extra ``[ray]``). Each `SelfPlayActor` is a Ray
+actor with one CPU and one torch thread that holds its own net and its own ``num_games`` games
+(a `SelfPlay`, as in-process), and answers ``play`` requests: play ``moves_per_iteration``
+moves in every game, and return the finished games' positions as one compact chunk
+(`Samples.packed`: bit-packed planes, float16 policies) with their records.
+
+- **Weights** go into the object store once per version (``ray.put``). A request carries the
+  reference inside a list, which Ray leaves unresolved, so an actor fetches the weights
+  (``ray.get``) only when the version differs from the one it holds.
+- **Back-pressure.** An actor has at most ``ray.max_in_flight`` requests queued, and a new one
+  is sent only when an answer has been taken: at most num_actors * max_in_flight chunks exist
+  at any time, however far the actors run ahead of the learner. With two or more in flight
+  the actors play the next chunks while the learner learns from these (one weight version
+  behind); the learner's ``replay.train_ratio`` caps how often a sample is reused, as with
+  every backend.
+- `play` returns as soon as ``num_actors`` answers have arrived, from any actors (``ray.wait``),
+  so a slow actor or machine does not hold the learner up.
+- **Faults.** An actor that dies (its process or its machine lost) is replaced by a new one
+  with new games; what is lost is its games in progress and its unanswered requests.
+- **Checkpoints.** `state_dict` takes in the answers in flight (the next `play` returns them)
+  and asks every actor for its games in progress; `load_state_dict` hands them back (the same
+  ``num_actors``). A resumed run lacks the chunks that were in flight at the checkpoint.
+- **Ray itself** is started on this machine (``ray.num_cpus``) unless ``ray.address`` names a
+  cluster (``auto``, ``ray://host:port``), and shut down by `close` when this backend started it.
+
+The order in which answers arrive depends on timing, so two runs with the same seed play the
+same kind of games (their statistics agree; a test checks it), not the same games.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any
+
+import torch
+from torch import nn
+
+from trapy_rl.errors import MissingExtraError
+from trapy_rl.game.board import Board
+from trapy_rl.mcts.settings import SearchSettings
+from trapy_rl.nn.network import NetConfig
+from trapy_rl.train.replay import Samples
+from trapy_rl.train.selfplay import SelfPlay, SelfPlayResult, summarize
+from trapy_rl.train.settings import RaySettings, SelfPlaySettings
+
+__all__ = ["RaySelfPlay", "SelfPlayActor", "import_ray"]
+
+
+def import_ray() -> Any:
+    """The ``ray`` module.
+
+    Raises:
+        MissingExtraError: when Ray is not installed (the ``[ray]`` extra).
+    """
+    try:
+        import ray
+    except ImportError as error:
+        raise MissingExtraError("ray", module="ray", needed_by="selfplay=ray") from error
+    return ray
+
+
+class SelfPlayActor:
+    """One actor's net and games (made a Ray actor by `RaySelfPlay`).
+
+    Args:
+        model: the net's configuration; its weights come with the first request.
+        side, search, settings, seed, compile: as for `SelfPlay` and `NetEvaluator`.
+    """
+
+    def __init__(
+        self,
+        model: NetConfig,
+        side: int,
+        search: SearchSettings,
+        settings: SelfPlaySettings,
+        seed: list[int],
+        compile: bool = False,
+    ) -> None:
+        from trapy_rl.nn import NetEvaluator, PolicyValueNet
+
+        torch.set_num_threads(1)
+        self.net = PolicyValueNet(model)
+        evaluator = NetEvaluator(self.net, device="cpu", compile=compile)
+        self.selfplay = SelfPlay(
+            evaluator, Board(side), search=search, settings=settings, seed=seed
+        )
+        self.version = -1
+
+    def play(
+        self, weights: list, version: int, num_moves: int, seed: list[int], threshold: float
+    ) -> dict[str, Any]:
+        """Play ``num_moves`` moves in every game with the weights of ``version``
+        (``weights[0]``, fetched only when the version is new); the finished games' packed
+        samples, records and counts."""
+        if version != self.version:
+            import ray
+
+            self.net.load_state_dict(ray.get(weights[0]))
+            self.version = version
+        self.selfplay.set_resign_threshold(threshold)
+        result = self.selfplay.play(num_moves, seed=seed)
+        return {
+            "samples": result.samples.packed(),
+            "records": result.records,
+            "moves": result.stats.moves,
+            "simulations": result.stats.simulations,
+        }
+
+    def state_dict(self) -> dict:
+        return self.selfplay.state_dict()
+
+    def load_state_dict(self, state: dict) -> None:
+        self.selfplay.load_state_dict(state)
+
+    def pid(self) -> int:
+        return os.getpid()
+
+
+class RaySelfPlay:
+    """Self-play on ``settings.num_actors`` Ray actors, each playing ``settings.num_games``
+    games (see the module docstring).
+
+    Args:
+        net: the learner's net; a new version of its weights is published at the `play`
+            after `weights_changed`.
+        board: the board.
+        search, settings: as for `SelfPlay` (``num_games`` games per actor).
+        ray_settings: where Ray runs and how many requests an actor may have queued.
+        seed: actor i of generation g is seeded with ``[*seed, i, g]``.
+        compile: the actors run their nets through ``torch.compile``.
+
+    Raises:
+        MissingExtraError: without Ray installed.
+    """
+
+    def __init__(
+        self,
+        net: nn.Module,
+        board: Board,
+        *,
+        search: SearchSettings,
+        settings: SelfPlaySettings,
+        ray_settings: RaySettings,
+        seed: list[int],
+        compile: bool = False,
+    ) -> None:
+        ray = self._ray = import_ray()
+        if settings.num_actors < 1:
+            raise ValueError(f"num_actors must be >= 1, got {settings.num_actors}")
+        self.started_ray = not ray.is_initialized()
+        if self.started_ray:
+            # Ray's future default, and without its warning: a CPU run sets no GPU variables.
+            os.environ.setdefault("RAY_ACCEL_ENV_VAR_OVERRIDE_ON_ZERO", "0")
+            local = ray_settings.address is None
+            ray.init(
+                address=ray_settings.address,
+                num_cpus=ray_settings.num_cpus if local else None,
+                include_dashboard=False,
+                configure_logging=False,
+                log_to_driver=False,
+            )
+        self.net, self.board = net, board
+        self.num_actors = settings.num_actors
+        self.max_in_flight = ray_settings.max_in_flight
+        self._make = ray.remote(num_cpus=1)(SelfPlayActor)
+        self._args = (net.config, board.side, search, settings)
+        self._seed, self._compile = list(seed), compile
+        self._generation = [0] * self.num_actors
+        self.actors = [self._new_actor(i) for i in range(self.num_actors)]
+        self.replaced = 0  # actors replaced after a fault, over the run
+        self._in_flight: dict[Any, int] = {}  # request -> actor index
+        self._answers: list[dict] = []  # taken in by state_dict, returned by the next play
+        self._requests = 0
+        self._version = -1
+        self._weights: Any = None  # the reference of the current version
+        self._stale = True
+        self._threshold = float(settings.resign_threshold)
+        self._returned = time.perf_counter()  # when `play` last returned
+
+    # ------------------------------------------------------------------ actors
+    def _new_actor(self, index: int) -> Any:
+        seed = [*self._seed, index, self._generation[index]]
+        return self._make.remote(*self._args, seed, self._compile)
+
+    def _replace(self, index: int) -> None:
+        """A new actor, with new games, in place of actor ``index``, which died."""
+        self._ray.kill(self.actors[index], no_restart=True)
+        for request in [r for r, i in self._in_flight.items() if i == index]:
+            del self._in_flight[request]  # lost with their actor
+        self._generation[index] += 1
+        self.actors[index] = self._new_actor(index)
+        self.replaced += 1
+
+    def _publish(self) -> None:
+        if self._stale:
+            weights = {key: value.detach().cpu() for key, value in self.net.state_dict().items()}
+            self._weights = self._ray.put(weights)
+            self._version += 1
+            self._stale = False
+
+    def _fill(self, num_moves: int, seed: list[int]) -> None:
+        """Queue requests until every actor has ``max_in_flight``."""
+        queued = [0] * self.num_actors
+        for index in self._in_flight.values():
+            queued[index] += 1
+        for index, actor in enumerate(self.actors):
+            for _ in range(self.max_in_flight - queued[index]):
+                self._requests += 1
+                request = actor.play.remote(
+                    [self._weights], self._version, num_moves,
+                    [*seed, index, self._requests], self._threshold,
+                )  # fmt: skip
+                self._in_flight[request] = index
+
+    def _take(self, requests: list) -> list[dict]:
+        """The answers of ``requests`` (done); a dead actor's request is dropped and the actor
+        replaced."""
+        answers = []
+        for request in requests:
+            index = self._in_flight.pop(request, None)
+            if index is None:  # its actor was replaced meanwhile
+                continue
+            try:
+                answers.append(self._ray.get(request))
+            except self._ray.exceptions.RayActorError:  # its process or machine died
+                self._replace(index)
+        return answers
+
+    # ------------------------------------------------------------------ the backend
+    def play(self, num_moves: int, *, seed: int | list[int]) -> SelfPlayResult:
+        """The first ``num_actors`` answers to arrive (see the module docstring). Its rates
+        are over the time since the previous call returned: the actors play meanwhile."""
+        seed = [int(s) for s in seed] if isinstance(seed, (list, tuple)) else [int(seed)]
+        self._publish()
+        answers, self._answers = self._answers, []
+        faults = self.replaced
+        while len(answers) < self.num_actors:
+            self._fill(num_moves, seed)
+            wanted = min(self.num_actors - len(answers), len(self._in_flight))
+            done, _ = self._ray.wait(list(self._in_flight), num_returns=wanted)
+            answers += self._take(done)
+            if self.replaced - faults > 2 * self.num_actors:
+                raise RuntimeError(
+                    f"self-play actors keep dying: {self.replaced - faults} replaced in one "
+                    "iteration (see the Ray logs, e.g. out of memory)"
+                )
+        self._fill(num_moves, seed)  # the actors play on while the learner learns
+        records = [record for answer in answers for record in answer["records"]]
+        now = time.perf_counter()
+        seconds, self._returned = now - self._returned, now
+        stats = summarize(
+            records,
+            self.board,
+            seconds=seconds,
+            moves=sum(answer["moves"] for answer in answers),
+            simulations=sum(answer["simulations"] for answer in answers),
+        )
+        samples = Samples.concatenate(
+            [Samples.unpacked(answer["samples"]) for answer in answers], self.board
+        )
+        return SelfPlayResult(samples, records, stats)
+
+    def weights_changed(self) -> None:
+        self._stale = True
+
+    def set_resign_threshold(self, threshold: float) -> None:
+        self._threshold = float(threshold)
+
+    def _drain(self) -> None:
+        """Take in every answer in flight (kept for the next `play`)."""
+        while self._in_flight:
+            done, _ = self._ray.wait(list(self._in_flight), num_returns=len(self._in_flight))
+            self._answers += self._take(done)
+
+    def state_dict(self) -> dict:
+        self._drain()
+        return {"actors": self._ray.get([actor.state_dict.remote() for actor in self.actors])}
+
+    def load_state_dict(self, state: dict) -> None:
+        actors = state.get("actors")
+        if actors is None or len(actors) != self.num_actors:
+            found = "no Ray actors" if actors is None else f"{len(actors)} Ray actors"
+            raise ValueError(
+                f"the saved self-play state is of {found}; this run has {self.num_actors} "
+                "(resume with the same selfplay.num_actors)"
+            )
+        self._drain()
+        self._answers = []  # played from the games being replaced
+        loads = [actor.load_state_dict.remote(s) for actor, s in zip(self.actors, actors)]
+        self._ray.get(loads)
+
+    def close(self) -> None:
+        for actor in self.actors:
+            self._ray.kill(actor, no_restart=True)
+        self.actors, self._in_flight = [], {}
+        if self.started_ray and self._ray.is_initialized():
+            self._ray.shutdown()
