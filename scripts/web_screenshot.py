@@ -1,41 +1,56 @@
-"""The web board's picture in docs/: a side-7 position with a search's visits and value plot.
+"""The web board's pictures in docs/: a side-7 position with a search's visits and value
+plot, and an opening map from ``trapy-openings`` on the side-10 board.
 
     python scripts/web_screenshot.py [docs/web-board.png]
+    python scripts/web_screenshot.py --openings TABLE.csv [docs/web-board-openings.png]
 
 Starts `trapy-web`'s app on a free loopback port and drives it with headless Chromium.
 """
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import socket
 import sys
 import threading
 import time
+from collections.abc import Iterator
 
 import uvicorn
-from playwright.sync_api import sync_playwright
+from playwright.sync_api import Page, sync_playwright
 
 from trapy_rl.web.server import create_app
 
 MOVES = ["g1", "e3", "f3", "e4", "d5", "f4", "g3", "c4", "b5"]
 
 
-def main(out: str = "docs/web-board.png") -> None:
+@contextlib.contextmanager
+def board_page(side: int, height: int) -> Iterator[Page]:
+    """The page of a board of ``side`` served on a free loopback port, in headless Chromium."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    app = create_app(side=7, agent="", evaluator="uct,num_rollouts=8")
+    app = create_app(side=side, agent="", evaluator="uct,num_rollouts=8")
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     threading.Thread(target=server.run, daemon=True).start()
     while not server.started:
         time.sleep(0.05)
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=chromium, headless=True)
-        page = browser.new_page(viewport={"width": 1250, "height": 820})
-        page.goto(f"http://127.0.0.1:{port}/")
-        page.wait_for_selector("#cell-a1")
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=chromium, headless=True)
+            page = browser.new_page(viewport={"width": 1250, "height": height})
+            page.goto(f"http://127.0.0.1:{port}/")
+            page.wait_for_selector("#cell-a1")
+            yield page
+            browser.close()
+    finally:
+        server.should_exit = True
+
+
+def main(out: str = "docs/web-board.png") -> None:
+    with board_page(7, 820) as page:
         for name in MOVES:
             page.click(f"#cell-{name}")
             page.wait_for_selector(f"circle.stone[data-name='{name}']")
@@ -49,10 +64,20 @@ def main(out: str = "docs/web-board.png") -> None:
         )
         page.hover("#cell-d4")
         page.screenshot(path=out)
-        browser.close()
-    server.should_exit = True
+    print(f"wrote {out}")
+
+
+def openings(table: str, out: str = "docs/web-board-openings.png") -> None:
+    """The side-10 board with the opening map of ``table`` (a trapy-openings CSV)."""
+    with board_page(10, 900) as page:
+        page.set_input_files("#openings-file", table)
+        page.wait_for_selector("#openings-table td")
+        page.screenshot(path=out, full_page=True)
     print(f"wrote {out}")
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:])
+    if sys.argv[1:2] == ["--openings"]:
+        openings(*sys.argv[2:])
+    else:
+        main(*sys.argv[1:])

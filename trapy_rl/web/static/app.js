@@ -259,13 +259,14 @@ async function replay() {
 }
 
 // ------------------------------------------------------------------ opening map
-// v per cell as a heatmap (labels in percent), the five fairest openings marked by rank.
+// v per cell as a heatmap on the 0..1 scale (labels in percent), the five fairest openings
+// marked by rank.
 function openingHeat() {
   const map = page.openings;
   if (!map || map.side !== page.geometry.side) return null;
   const marks = {};
   map.rank.forEach((rank, cell) => { if (rank <= 5) marks[cell] = `#${rank}`; });
-  return { values: map.v, labels: map.v.map((v) => String(Math.round(100 * v))), marks };
+  return { values: map.v, labels: map.v.map((v) => String(Math.round(100 * v))), marks, range: [0, 1] };
 }
 
 async function readOpeningsFile() {

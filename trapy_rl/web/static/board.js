@@ -32,7 +32,8 @@ const luminance = (color) => {
 };
 
 // Draw `position` (stones [K], winning_group, last_cell) on `root`, with an optional heatmap:
-// heat = {values: [K] numbers or null, labels: [K] strings or null, marks: {cell: text}}.
+// heat = {values: [K] numbers or null, labels: [K] strings or null, marks: {cell: text},
+// range: [lo, hi] of the colour scale (optional)}.
 function drawBoard(root, geometry, position, heat, onCell, onHover) {
   const [xMin, xMax, yMin, yMax] = geometry.box;
   root.setAttribute("viewBox", `${xMin} ${-yMax} ${xMax - xMin} ${yMax - yMin}`);
@@ -46,8 +47,9 @@ function drawBoard(root, geometry, position, heat, onCell, onHover) {
   const winning = new Set(position.winning_group || []);
   const values = heat && heat.values;
   const finite = values ? values.filter((v) => v !== null && Number.isFinite(v)) : [];
-  const lo = finite.length ? Math.min(...finite) : 0;
-  const hi = finite.length ? Math.max(...finite) : 1;
+  // The colours span heat.range where given (a probability's 0..1), else the values' own.
+  const lo = heat && heat.range ? heat.range[0] : finite.length ? Math.min(...finite) : 0;
+  const hi = heat && heat.range ? heat.range[1] : finite.length ? Math.max(...finite) : 1;
   const faces = [];
   geometry.corners.forEach((corners, cell) => {
     let face = palette.cell_face;
