@@ -148,7 +148,9 @@ def train(cfg: TrainConfig) -> TrainResult:
             except BaseException:
                 run.selfplay.close()
                 raise
-        reporter = Reporter(run.run_dir, cfg, first_iteration=run.counters["iteration"])
+        reporter = Reporter(
+            run.run_dir, cfg, first_iteration=run.counters["iteration"], first_seconds=run.seconds
+        )
         result = TrainResult(run_dir=run.run_dir, checkpoint=None, iterations=0)
         saved_at = run.counters["iteration"] if cfg.resume else -1
         try:

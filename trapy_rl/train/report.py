@@ -29,9 +29,13 @@ class Reporter:
         run_dir: the run folder; event files go into its ``tensorboard/``.
         cfg: the run's configuration.
         first_iteration: the iteration this process starts at (after a resume), for the ETA.
+        first_seconds: the training clock it starts at; with a budget of ``minutes`` the
+            progress bar counts training minutes, else iterations.
     """
 
-    def __init__(self, run_dir: Path, cfg: TrainConfig, *, first_iteration: int) -> None:
+    def __init__(
+        self, run_dir: Path, cfg: TrainConfig, *, first_iteration: int, first_seconds: float = 0.0
+    ) -> None:
         self.total = cfg.iterations
         self.budget = 60.0 * cfg.minutes  # seconds, 0 for none
         self.writer = None
@@ -50,9 +54,16 @@ class Reporter:
         if cfg.logger.progress and first_iteration < cfg.iterations:
             from tqdm.auto import tqdm
 
-            self.bar = tqdm(
-                total=cfg.iterations, initial=first_iteration, unit="it", desc="training"
-            )
+            if self.budget > 0:  # the clock ends the run: count its minutes
+                self.bar = tqdm(
+                    total=cfg.minutes, initial=min(first_seconds / 60, cfg.minutes),
+                    desc="training", bar_format="{desc}: {percentage:3.0f}%|{bar}| "
+                    "{n:.1f}/{total:.1f} min [{elapsed}<{remaining}{postfix}]",
+                )  # fmt: skip
+            else:
+                self.bar = tqdm(
+                    total=cfg.iterations, initial=first_iteration, unit="it", desc="training"
+                )
         self._started, self._first = time.perf_counter(), first_iteration
         self._warned: dict[str, int] = {}  # warning kind -> the iteration last shown
 
@@ -96,7 +107,10 @@ class Reporter:
         line = _summary_line(counters, metrics, self.total, eta)
         if self.bar is not None:
             self.bar.set_postfix_str(line, refresh=False)
-            self.bar.update(1)
+            if self.budget > 0:
+                self.bar.update(min(seconds / 60, self.bar.total) - self.bar.n)
+            else:
+                self.bar.update(1)
         else:
             print(line, flush=True)
 

@@ -70,7 +70,7 @@ class LocalSelfPlay:
             if key in state:
                 raise ValueError(
                     f"the saved self-play state is of {len(state[key])} {what}; this run "
-                    "plays in-process (resume with the same selfplay settings)"
+                    f"plays in-process (resume with the same selfplay.num_{key})"
                 )
         self.selfplay.load_state_dict(state)
 
