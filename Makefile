@@ -58,7 +58,7 @@ long-run: venv
 	$(VENV)/bin/trapy-eval run=$(LONG_RUN) mode=benchmark "checkpoints=[-1]" \
 		num_simulations=200 games=40 out=$(LONG_RUN)/final
 	$(VENV)/bin/trapy-eval "agents=[mcts:$(LONG_RUN)/checkpoints/latest.pt:200,mcts:$(REFERENCE):200]" \
-		games=100 starts=false openings=1 out=$(LONG_RUN)/vs_reference
+		games=100 starts=false openings=1 "baselines=[]" out=$(LONG_RUN)/vs_reference
 
 # Training settings at equal wall-clock on side 10, two runs at a time, each rated on the
 # side-10 pool: ABLATION_MINUTES per run (the table goes to outputs/ablation/ablation.md).

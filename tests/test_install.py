@@ -59,3 +59,18 @@ def test_the_command_lines_run_from_another_folder(installed, tmp_path) -> None:
     assert rated.returncode == 0, rated.stderr[-2000:]
     helped = run(installed, tmp_path, "-m", "trapy_rl.analysis.cli", "--help")
     assert helped.returncode == 0 and "estimator: search" in helped.stdout
+
+
+def test_the_shipped_net_plays_over_gtp_from_another_folder(installed, tmp_path) -> None:
+    shipped = installed / "trapy_rl" / "pretrained"
+    assert (shipped / "manifest.json").is_file() and list(shipped.glob("*.pt"))
+    engine = subprocess.run(
+        [sys.executable, "-m", "trapy_rl.gtp", "mcts:pretrained:200"],
+        input="boardsize 10\ngenmove b\nshowboard\nquit\n",
+        cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(installed)},
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert engine.returncode == 0, engine.stderr[-2000:]
+    answers = engine.stdout.split("\n\n")
+    assert answers[1].startswith("= ") and len(answers[1].split()) == 2  # a cell name
+    assert "moves (side 10): " in answers[2]

@@ -20,13 +20,22 @@ cache_dir = None
 """
 
 
-def test_the_notebook_executes_with_small_settings(tmp_path):
+# The shipped net, as a new user runs the notebook, with a small search.
+SHIPPED = (
+    SMALL.replace("checkpoint = None", 'checkpoint = "pretrained"')
+    .replace("side = 3", "side = 10")
+    .replace("simulations = 40", "simulations = 4")
+)
+
+
+@pytest.mark.parametrize("settings", [SMALL, SHIPPED], ids=["rollout", "shipped-net"])
+def test_the_notebook_executes_with_small_settings(tmp_path, settings):
     notebook = nbformat.read(NOTEBOOK, as_version=4)
     tagged = [c for c in notebook.cells if "parameters" in c.metadata.get("tags", [])]
     assert len(tagged) == 1
     names = {line.split("=")[0].strip() for line in tagged[0].source.splitlines() if "=" in line}
     assert {"checkpoint", "side", "simulations", "playouts"} <= names
-    tagged[0].source = SMALL
+    tagged[0].source = settings
     client = nbclient.NotebookClient(
         notebook,
         timeout=120,

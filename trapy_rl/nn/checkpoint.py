@@ -94,7 +94,8 @@ def _checkpoint_folder(path: Path) -> Path | None:
 def find_checkpoint(path: str | os.PathLike) -> Path:
     """The checkpoint file named by ``path``: the file itself, or the latest of a run folder
     (``<run>/checkpoints/latest.pt``) or of a checkpoints folder (``<folder>/latest.pt``);
-    where ``latest.pt`` is missing, the newest numbered checkpoint.
+    where ``latest.pt`` is missing, the newest numbered checkpoint; where nothing exists at
+    ``path``, the shipped net of that name (`trapy_rl.pretrained`, e.g. ``pretrained``).
     """
     path = Path(path)
     if path.is_file():
@@ -107,7 +108,16 @@ def find_checkpoint(path: str | os.PathLike) -> Path:
                 f"{LATEST} and ckpt_*.pt)"
             )
         return folder / LATEST if (folder / LATEST).is_file() else _numbered(folder)[0]
-    raise CheckpointError(f"{path}: no such checkpoint file or run folder")
+    from trapy_rl.pretrained import pretrained_file, pretrained_names
+
+    shipped = pretrained_names()
+    if str(path) in shipped:
+        try:
+            return pretrained_file(str(path))
+        except ValueError as error:
+            raise CheckpointError(str(error)) from None
+    also = f" (or a shipped net: {', '.join(shipped)})" if shipped else ""
+    raise CheckpointError(f"{path}: no such checkpoint file or run folder{also}")
 
 
 def _verified_bytes(path: Path) -> bytes:

@@ -1,0 +1,120 @@
+"""Ship a trained net with the package: a net-only copy in ``trapy_rl/pretrained/`` and its
+entry in ``manifest.json`` (file, SHA-256, side, how it was trained, how strong it measured).
+
+    python scripts/ship_pretrained.py outputs/long-run --name pretrained \\
+        --command "make long-run" --machine "AMD EPYC, 2 cores" \\
+        --ratings outputs/long-run/final/ratings.json \\
+        --ratings outputs/long-run/vs_reference/ratings.json
+
+Run it again with ``--keep-file`` and more ``--ratings`` to update the record only. The strength
+is copied from ``trapy-eval``'s ``ratings.json`` files: every match the net
+played (opponent, games, wins, the settings of the match) and its Elo on the pool's scale where
+the file is a pool rating.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+from pathlib import Path
+
+from trapy_rl.nn.checkpoint import find_checkpoint, load_checkpoint
+from trapy_rl.pretrained import FOLDER, MANIFEST
+from trapy_rl.train.checkpoint import export_network
+
+
+def strength(net_files: list[Path], ratings_files: list[Path]) -> dict:
+    """The net's matches and ratings in ``ratings_files``: those of specs naming one of
+    ``net_files`` (a checkpoint and its run's ``latest.pt``, known by folder and name)."""
+    keys = [f"{file.parent.parent.name}/{file.parent.name}/{file.name}" for file in net_files]
+
+    def ours_(spec: str) -> bool:
+        return any(key in spec for key in keys)
+
+    matches, ratings = [], []
+    for path in ratings_files:
+        data = json.loads(path.read_text())
+        ours = [r for r in data["ratings"] if ours_(r["name"])]
+        for match in data["matches"]:
+            mine = ours_(match["agent_a"])
+            if not mine and not ours_(match["agent_b"]):
+                continue
+            wins = match["wins"] if mine else match["games"] - match["wins"]
+            matches.append(
+                {
+                    "net": match["agent_a"] if mine else match["agent_b"],
+                    "opponent": match["agent_b"] if mine else match["agent_a"],
+                    "games": match["games"],
+                    "wins": wins,
+                    "openings": match["openings"],
+                    "starts": match["starts"],
+                    "source": str(path),
+                }
+            )
+        if "fixed" in data and data["fixed"] and ours:
+            ratings.append(
+                {
+                    "elo": ours[0]["elo"],
+                    "interval": [ours[0]["lower"], ours[0]["upper"]],
+                    "scale": f"the side-{data['side']} pool (random 0)",
+                    "source": str(path),
+                }
+            )
+    return {"matches": matches, "pool_elo": ratings}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("checkpoint", help="a checkpoint file or run folder (its latest)")
+    parser.add_argument("--name", default="pretrained")
+    parser.add_argument("--recipe", default="experiment=trapy_cpu", help="its configuration")
+    parser.add_argument("--command", required=True, help="the command that trained it")
+    parser.add_argument("--machine", required=True)
+    parser.add_argument("--ratings", type=Path, action="append", default=[])
+    parser.add_argument(
+        "--keep-file", action="store_true",
+        help="keep the shipped file (its SHA-256 stays); update its record only",
+    )  # fmt: skip
+    args = parser.parse_args(argv)
+
+    source = find_checkpoint(args.checkpoint)
+    payload = load_checkpoint(source)
+    counters = payload.get("counters") or {}
+    # The names the ratings may know it by: the file, and the numbered twin of latest.pt.
+    names = [source, source.with_name(f"ckpt_{int(counters.get('iteration', 0)):06d}.pt")]
+    config = payload.get("config") or {}
+    side = int(payload["side"])
+    target = FOLDER / f"trap_y_side{side}_{args.name}.pt"
+    if not (args.keep_file and target.is_file()):
+        export_network(source, target)
+        target.chmod(0o644)  # package data, readable by every user of the installation
+    digest = hashlib.sha256(target.read_bytes()).hexdigest()
+    entry = {
+        "file": target.name,
+        "sha256": digest,
+        "side": side,
+        "net": payload["model"]["config"],
+        "training": {
+            "recipe": args.recipe,
+            "command": args.command,
+            "iterations": int(counters.get("iteration", 0)),
+            "positions": int(counters.get("positions", 0)),
+            "games": int(counters.get("games", 0)),
+            "steps": int((payload.get("learner") or {}).get("step", 0)),
+            "minutes": round(float((payload.get("clock") or {}).get("seconds", 0.0)) / 60, 1),
+            "machine": args.machine,
+            "seed": config.get("seed"),
+        },
+        "strength": strength(names, args.ratings),
+    }
+    manifest = json.loads(MANIFEST.read_text()) if MANIFEST.is_file() else {}
+    manifest[args.name] = entry
+    MANIFEST.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+    print(f"{target} ({target.stat().st_size / 1e3:.0f} kB, sha256 {digest[:12]}...)")
+    print(json.dumps(entry["strength"], indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
