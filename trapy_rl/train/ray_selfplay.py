@@ -32,6 +32,7 @@ same kind of games (their statistics agree; a test checks it), not the same game
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import time
 from typing import Any
@@ -44,7 +45,7 @@ from trapy_rl.game.board import Board
 from trapy_rl.mcts.settings import SearchSettings
 from trapy_rl.nn.network import NetConfig
 from trapy_rl.train.replay import Samples
-from trapy_rl.train.selfplay import SelfPlay, SelfPlayResult, summarize
+from trapy_rl.train.selfplay import SelfPlay, SelfPlayResult, merge_results
 from trapy_rl.train.settings import RaySettings, SelfPlaySettings
 
 __all__ = ["RaySelfPlay", "SelfPlayActor", "import_ray"]
@@ -92,10 +93,10 @@ class SelfPlayActor:
 
     def play(
         self, weights: list, version: int, num_moves: int, seed: list[int], threshold: float
-    ) -> dict[str, Any]:
+    ) -> tuple[dict, SelfPlayResult]:
         """Play ``num_moves`` moves in every game with the weights of ``version``
         (``weights[0]``, fetched only when the version is new); the finished games' packed
-        samples, records and counts."""
+        samples, and the result without them (records and rates)."""
         if version != self.version:
             import ray
 
@@ -103,12 +104,7 @@ class SelfPlayActor:
             self.version = version
         self.selfplay.set_resign_threshold(threshold)
         result = self.selfplay.play(num_moves, seed=seed)
-        return {
-            "samples": result.samples.packed(),
-            "records": result.records,
-            "moves": result.stats.moves,
-            "simulations": result.stats.simulations,
-        }
+        return result.samples.packed(), dataclasses.replace(result, samples=None)
 
     def state_dict(self) -> dict:
         return self.selfplay.state_dict()
@@ -173,7 +169,8 @@ class RaySelfPlay:
         self.actors = [self._new_actor(i) for i in range(self.num_actors)]
         self.replaced = 0  # actors replaced after a fault, over the run
         self._in_flight: dict[Any, int] = {}  # request -> actor index
-        self._answers: list[dict] = []  # taken in by state_dict, returned by the next play
+        # Answers taken in by state_dict, returned by the next play: (packed samples, the rest).
+        self._answers: list[tuple[dict, SelfPlayResult]] = []
         self._requests = 0
         self._version = -1
         self._weights: Any = None  # the reference of the current version
@@ -216,7 +213,7 @@ class RaySelfPlay:
                 )  # fmt: skip
                 self._in_flight[request] = index
 
-    def _take(self, requests: list) -> list[dict]:
+    def _take(self, requests: list) -> list[tuple[dict, SelfPlayResult]]:
         """The answers of ``requests`` (done); a dead actor's request is dropped and the actor
         replaced."""
         answers = []
@@ -249,20 +246,12 @@ class RaySelfPlay:
                     "iteration (see the Ray logs, e.g. out of memory)"
                 )
         self._fill(num_moves, seed)  # the actors play on while the learner learns
-        records = [record for answer in answers for record in answer["records"]]
         now = time.perf_counter()
         seconds, self._returned = now - self._returned, now
-        stats = summarize(
-            records,
-            self.board,
-            seconds=seconds,
-            moves=sum(answer["moves"] for answer in answers),
-            simulations=sum(answer["simulations"] for answer in answers),
-        )
-        samples = Samples.concatenate(
-            [Samples.unpacked(answer["samples"]) for answer in answers], self.board
-        )
-        return SelfPlayResult(samples, records, stats)
+        parts = [
+            dataclasses.replace(rest, samples=Samples.unpacked(packed)) for packed, rest in answers
+        ]
+        return merge_results(parts, self.board, seconds=seconds)
 
     def weights_changed(self) -> None:
         self._stale = True

@@ -44,7 +44,14 @@ from trapy_rl.mcts.settings import SearchSettings
 from trapy_rl.train.replay import Samples
 from trapy_rl.train.settings import SelfPlaySettings
 
-__all__ = ["GameRecord", "SelfPlay", "SelfPlayResult", "SelfPlayStats", "summarize"]
+__all__ = [
+    "GameRecord",
+    "SelfPlay",
+    "SelfPlayResult",
+    "SelfPlayStats",
+    "merge_results",
+    "summarize",
+]
 
 
 @dataclass
@@ -113,6 +120,20 @@ class SelfPlayResult:
     samples: Samples
     records: list[GameRecord] = field(default_factory=list)
     stats: SelfPlayStats = field(default_factory=SelfPlayStats)
+
+
+def merge_results(parts: list[SelfPlayResult], board: Board, *, seconds: float) -> SelfPlayResult:
+    """The results of several processes' self-play as one: samples and records in order, the
+    rates over ``seconds`` of wall-clock."""
+    records = [record for part in parts for record in part.records]
+    stats = summarize(
+        records,
+        board,
+        seconds=seconds,
+        moves=sum(part.stats.moves for part in parts),
+        simulations=sum(part.stats.simulations for part in parts),
+    )
+    return SelfPlayResult(Samples.concatenate([p.samples for p in parts], board), records, stats)
 
 
 def summarize(

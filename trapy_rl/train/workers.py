@@ -30,8 +30,7 @@ from trapy_rl.game.board import Board
 from trapy_rl.mcts.search import Evaluator
 from trapy_rl.mcts.settings import SearchSettings
 from trapy_rl.nn.network import NetConfig
-from trapy_rl.train.replay import Samples
-from trapy_rl.train.selfplay import SelfPlay, SelfPlayResult, summarize
+from trapy_rl.train.selfplay import SelfPlay, SelfPlayResult, merge_results
 from trapy_rl.train.settings import SelfPlaySettings, TrainConfig
 
 __all__ = ["LocalSelfPlay", "ProcessSelfPlay", "SelfPlayBackend", "make_selfplay_backend"]
@@ -217,16 +216,7 @@ class ProcessSelfPlay:
         seeds = [[*_as_list(seed), i] for i in range(self.num_workers)]
         threshold, self._threshold = self._threshold, None
         results = self._ask([("play", weights, num_moves, s, threshold) for s in seeds])
-        records = [record for result in results for record in result.records]
-        stats = summarize(
-            records,
-            self.board,
-            seconds=time.perf_counter() - start,
-            moves=sum(r.stats.moves for r in results),
-            simulations=sum(r.stats.simulations for r in results),
-        )
-        samples = Samples.concatenate([r.samples for r in results], self.board)
-        return SelfPlayResult(samples, records, stats)
+        return merge_results(results, self.board, seconds=time.perf_counter() - start)
 
     def weights_changed(self) -> None:
         self._weights_sent = False
