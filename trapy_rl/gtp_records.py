@@ -33,7 +33,6 @@ __all__ = ["history_line", "records_from_gtp"]
 _HISTORY = re.compile(r"moves \(side (\d+)\):(.*)")
 _RESIGNED = re.compile(r"(blue|yellow) resigned")
 _ANSWER = re.compile(r"=[0-9]*(?: (.*))?")
-_ID = re.compile(r"[0-9]+ ")
 PLAYER = "gtp"  # both players' name: a GTP text does not say who played
 
 
@@ -104,7 +103,9 @@ def _replay_session(lines: list[str]) -> list[GameState]:
                 engine.handle(f"play {asked} {answer.group(1)}")
             asked = None
             continue
-        words = _ID.sub("", line, count=1).split() if _ID.match(line) else line.split()
+        words = line.split()
+        if words and words[0].isascii() and words[0].isdigit():  # a command's id
+            words = words[1:]
         if not words:
             continue
         command, asked = words[0].lower(), None

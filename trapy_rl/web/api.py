@@ -263,20 +263,21 @@ def api_routes(store: SessionStore) -> list[Route]:
         session.search = SearchJob(evaluator, settings, state, total)
         return JSONResponse(session.search.payload(), status_code=202)
 
-    async def records(request: Request) -> Response:
+    async def file_text(request: Request, what: str) -> str:
+        """The body's one field, ``text``: a file's text."""
         body = await read_body(request)
         only(body, "text")
         text = body.get("text")
         if not isinstance(text, str):
-            raise ApiError(400, "field 'text' must be the record file's text")
+            raise ApiError(400, f"field 'text' must be {what}")
+        return text
+
+    async def records(request: Request) -> Response:
+        text = await file_text(request, "the record file's text")
         return JSONResponse({"games": await run_in_threadpool(read_records, text)})
 
     async def openings(request: Request) -> Response:
-        body = await read_body(request)
-        only(body, "text")
-        text = body.get("text")
-        if not isinstance(text, str):
-            raise ApiError(400, "field 'text' must be the opening table's text (CSV)")
+        text = await file_text(request, "the opening table's text (CSV)")
         return JSONResponse(await run_in_threadpool(read_openings, text))
 
     game_path = "/api/games/{game_id:str}"
@@ -310,23 +311,12 @@ def read_records(text: str) -> list[dict[str, Any]]:
     Raises:
         ValueError: naming the line or game that is not a valid record.
     """
-    if not text.lstrip().startswith(("{", "[")):  # not JSON: GTP
-        lines = [json.dumps(record) for record in records_from_gtp(text)]
-        if not lines:
-            raise ValueError("the text holds no game records (JSON lines or GTP moves)")
-        text = "\n".join(lines)
-    try:
-        whole = json.loads(text)
-    except ValueError:
-        whole = None
-    if isinstance(whole, dict):
-        lines = [json.dumps(whole)]
-    elif isinstance(whole, list):
-        lines = [json.dumps(item) for item in whole]
-    else:
-        lines = text.splitlines()
+    if text.lstrip().startswith(("{", "[")):
+        parsed = parse_records(_json_lines(text), source="record")
+    else:  # GTP text: its records are built, not parsed
+        parsed = records_from_gtp(text)
     games = []
-    for index, record in enumerate(parse_records(lines, source="record")):
+    for index, record in enumerate(parsed):
         if len(games) >= MAX_RECORDS:
             break
         side = record.get("side")
@@ -347,6 +337,17 @@ def read_records(text: str) -> list[dict[str, Any]]:
     if not games:
         raise ValueError("the text holds no game records")
     return games
+
+
+def _json_lines(text: str) -> list[str]:
+    """JSON lines, or one JSON object or list of them, as JSON lines."""
+    try:
+        whole = json.loads(text)
+    except ValueError:
+        return text.splitlines()
+    if isinstance(whole, list):
+        return [json.dumps(item) for item in whole]
+    return [json.dumps(whole)]
 
 
 def read_openings(text: str) -> dict[str, Any]:
