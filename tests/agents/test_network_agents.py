@@ -10,6 +10,7 @@ from tiny import write_tiny_checkpoint, write_tiny_run_checkpoint
 from trapy_rl.agents import NetworkMCTSAgent, NetworkPolicyAgent, RandomAgent, parse_agent
 from trapy_rl.agents.network import checkpoint_file
 from trapy_rl.eval import play_match
+from trapy_rl.eval.arena import play_games
 from trapy_rl.game import BatchGame, Board
 from trapy_rl.game.sampling import random_legal_actions
 from trapy_rl.train.checkpoint import CheckpointError
@@ -156,3 +157,25 @@ def test_loaded_nets_are_shared_until_the_file_changes(tmp_path) -> None:
     assert third.evaluator is not first.evaluator
     weights = [next(a.evaluator.net.parameters()) for a in (first, third)]
     assert not torch.equal(*weights)
+
+
+def test_noise_makes_games_from_one_position_vary_and_a_seed_repeats_them(checkpoint) -> None:
+    """``noise=true``: self-play's root noise, so many games from one opening differ; the
+    same seed plays the same games, and without noise the agent plays one game."""
+    board = Board(3)
+
+    def games(spec: str, seed: int) -> set[tuple[int, ...]]:
+        batch = BatchGame(24, board)
+        batch.step(np.full(24, 5))
+        agent = parse_agent(spec, board=board, seed=seed)
+        play_games(batch, agent, agent, a_is_blue=np.zeros(24, dtype=bool))
+        return {tuple(row) for row in batch.history}
+
+    for search in ("puct", "gumbel"):
+        noisy = f"mcts:{checkpoint}:16,search={search},noise=true"
+        assert parse_agent(noisy, board=board).noise
+        assert len(games(noisy, seed=0)) > 4
+        assert games(noisy, seed=0) == games(noisy, seed=0)
+    assert len(games(f"mcts:{checkpoint}:16,search=gumbel", seed=0)) == 1
+    with pytest.raises(ValueError, match="noise='maybe' is not a valid bool"):
+        parse_agent(f"mcts:{checkpoint}:16,noise=maybe", board=board)

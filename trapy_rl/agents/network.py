@@ -107,14 +107,15 @@ class NetworkPolicyAgent:
 
 
 class NetworkMCTSAgent(SearchAgent):
-    """A net guiding PUCT search; plays the most visited action (no noise, a fresh tree a move).
+    """A net guiding the search; plays its choice (`SearchAgent`: a fresh tree a move).
 
     Args:
         evaluator: ``(batch, games) -> (logits [n, A], values [n])``, e.g. `NetEvaluator(net)`.
         settings: the search (simulations a move, c_puct, first-play urgency).
-        seed: seeds tie-breaking between equally visited actions.
+        seed: seeds tie-breaking between equally visited actions, and the noise.
         name: the label in tables and records (default 'net+mcts:SIMULATIONS').
         checkpoint_path: the file the net came from, if any (for result caches).
+        noise: search with self-play's root noise, so that games vary (`SearchAgent`).
     """
 
     def __init__(
@@ -125,6 +126,7 @@ class NetworkMCTSAgent(SearchAgent):
         seed: int | None = None,
         name: str | None = None,
         checkpoint_path: str | Path | None = None,
+        noise: bool = False,
     ) -> None:
         settings = settings or SearchSettings()
         super().__init__(
@@ -132,6 +134,7 @@ class NetworkMCTSAgent(SearchAgent):
             settings=settings,
             seed=seed,
             name=name or f"net+mcts:{settings.num_simulations}",
+            noise=noise,
         )
         self.checkpoint_path = None if checkpoint_path is None else Path(checkpoint_path)
 
@@ -240,8 +243,8 @@ def _bf16_option(spec: AgentSpec, value: str) -> bool | str:
 
 
 NET_USAGE = "net:PATH[,temperature=T][,device=D][,bf16=B]"
-MCTS_USAGE = "mcts:PATH:SIMULATIONS[,c_puct=C][,fpu_reduction=F][,device=D][,bf16=B]"
-ONNX_USAGE = "onnx:MODEL.onnx:SIMULATIONS[,c_puct=C][,fpu_reduction=F]"
+MCTS_USAGE = "mcts:PATH:SIMULATIONS[,c_puct=C][,search=S][,noise=N][,device=D][,bf16=B]"
+ONNX_USAGE = "onnx:MODEL.onnx:SIMULATIONS[,c_puct=C][,search=S][,noise=N]"
 
 
 def net_from_spec(spec: AgentSpec, *, board: Board, seed: int | None) -> NetworkPolicyAgent:
@@ -272,7 +275,12 @@ def mcts_from_spec(spec: AgentSpec, *, board: Board, seed: int | None) -> Networ
         path, board=board, device=options.get("device", "auto"), bf16=bf16
     )
     return NetworkMCTSAgent(
-        evaluator, settings=settings, seed=seed, name=spec.text, checkpoint_path=info["path"]
+        evaluator,
+        settings=settings,
+        seed=seed,
+        name=spec.text,
+        checkpoint_path=info["path"],
+        noise=options.get("noise", False),
     )
 
 
@@ -289,5 +297,10 @@ def onnx_from_spec(spec: AgentSpec, *, board: Board, seed: int | None) -> Networ
             f"{board.side}"
         )
     return NetworkMCTSAgent(
-        evaluator, settings=settings, seed=seed, name=spec.text, checkpoint_path=str(path)
+        evaluator,
+        settings=settings,
+        seed=seed,
+        name=spec.text,
+        checkpoint_path=str(path),
+        noise=options.get("noise", False),
     )

@@ -103,8 +103,9 @@ class RolloutMCTSAgent(SearchAgent):
         settings: the search (simulations a move, c_puct; the prior is uniform over the legal
             actions); default `UCT_SETTINGS`.
         num_rollouts: playouts per leaf evaluation.
-        seed: seeds the playouts and tie-breaking (None: fresh entropy).
+        seed: seeds the playouts, tie-breaking and the noise (None: fresh entropy).
         name: the label in tables and records (default 'uct:SIMULATIONS').
+        noise: search with self-play's root noise, so that games vary (`SearchAgent`).
     """
 
     def __init__(
@@ -114,6 +115,7 @@ class RolloutMCTSAgent(SearchAgent):
         num_rollouts: int = 1,
         seed: int | None = None,
         name: str | None = None,
+        noise: bool = False,
     ) -> None:
         playouts, ties = np.random.SeedSequence(seed).spawn(2)
         super().__init__(
@@ -121,10 +123,11 @@ class RolloutMCTSAgent(SearchAgent):
             settings=settings,
             seed=ties,
             name=name or f"uct:{settings.num_simulations}",
+            noise=noise,
         )
 
 
-USAGE = "uct[:SIMULATIONS][,num_rollouts=R][,c_puct=C][,fpu_reduction=F]"
+USAGE = "uct[:SIMULATIONS][,num_rollouts=R][,c_puct=C][,fpu_reduction=F][,noise=N]"
 
 
 def from_spec(spec: AgentSpec, *, board: Board, seed: int | None) -> RolloutMCTSAgent:
@@ -142,7 +145,11 @@ def from_spec(spec: AgentSpec, *, board: Board, seed: int | None) -> RolloutMCTS
     settings = spec_search_settings(spec, options, num_simulations)
     try:
         return RolloutMCTSAgent(
-            settings, num_rollouts=options.get("num_rollouts", 1), seed=seed, name=spec.text
+            settings,
+            num_rollouts=options.get("num_rollouts", 1),
+            seed=seed,
+            name=spec.text,
+            noise=options.get("noise", False),
         )
     except ValueError as error:
         raise ValueError(f"agent spec {spec.text!r}: {error}") from None

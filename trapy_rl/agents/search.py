@@ -26,8 +26,8 @@ __all__ = [
     "spec_search_settings",
 ]
 
-# The search settings an agent spec may give as options (``uct:200,c_puct=2``); the noise
-# settings are not among them: agents search without noise.
+# The search settings an agent spec may give as options (``uct:200,c_puct=2``). The noise
+# settings are not among them: an agent's noise is on or off (``noise=true``), as in self-play.
 SPEC_SEARCH_OPTIONS = ("search", "c_puct", "fpu_reduction", "max_considered", "c_visit", "c_scale")
 
 
@@ -53,25 +53,31 @@ def spec_search_settings(
 
 
 def spec_search_defaults() -> dict[str, Any]:
-    """The defaults of the `SPEC_SEARCH_OPTIONS`, for `AgentSpec.typed_options`."""
+    """The defaults of the `SPEC_SEARCH_OPTIONS` and of ``noise`` (`SearchAgent`), for
+    `AgentSpec.typed_options`."""
     defaults = SearchSettings()
-    return {name: getattr(defaults, name) for name in SPEC_SEARCH_OPTIONS}
+    return {**{name: getattr(defaults, name) for name in SPEC_SEARCH_OPTIONS}, "noise": False}
 
 
 class SearchAgent:
     """Searches each position afresh and plays the most visited root action (PUCT) or the
     search's best action (gumbel).
 
-    No noise; ties between equally visited actions are broken at random (PUCT). The tree is
-    built anew for every move (no state between moves), so ``reset`` is not needed.
+    Without noise the agent is deterministic but for ties between equally visited actions,
+    which are broken at random (PUCT). With ``noise=True`` it searches with self-play's root
+    noise (Dirichlet noise in the root priors for PUCT, sampled Gumbel noise for gumbel, whose
+    pick is then a sample of its improved policy), so that games from one position vary: the
+    opening map plays many games from each first move this way. The tree is built anew for
+    every move (no state between moves), so ``reset`` is not needed.
 
     Args:
         evaluator: ``(batch, games) -> (logits [n, A] float32, values [n] float32)``, illegal
             actions at ``-inf``.
-        settings: the search (``num_simulations`` a move, ``c_puct``, first-play urgency; the
-            noise settings are unused: an agent searches without noise).
-        seed: seeds tie-breaking (None: fresh entropy).
+        settings: the search (``num_simulations`` a move, ``c_puct``, first-play urgency, and
+            the noise's ``dirichlet_alpha``/``dirichlet_fraction`` when ``noise`` is on).
+        seed: seeds tie-breaking and the noise (None: fresh entropy).
         name: the label in tables and records.
+        noise: search with self-play's root noise (see above).
     """
 
     def __init__(
@@ -81,6 +87,7 @@ class SearchAgent:
         settings: SearchSettings,
         seed: int | np.random.SeedSequence | None = None,
         name: str,
+        noise: bool = False,
     ) -> None:
         if not callable(evaluator):
             raise TypeError(f"evaluator must be callable, got {type(evaluator).__name__}")
@@ -89,6 +96,7 @@ class SearchAgent:
         self.evaluator = evaluator
         self.settings = settings
         self.rng = np.random.default_rng(seed)
+        self.noise = bool(noise)
         self.name = name
         self._searches: dict[tuple[Board, int], MCTS] = {}
 
@@ -96,7 +104,12 @@ class SearchAgent:
         key = (board, num_games)
         search = self._searches.get(key)
         if search is None:
-            search = MCTS(self.evaluator, board, num_games=num_games, settings=self.settings)
+            # The noise draws from its own generator, seeded from the agent's (only with noise,
+            # so that a noiseless agent's tie-breaking stream is what it always was).
+            noise_seed = int(self.rng.integers(2**63)) if self.noise else None
+            search = MCTS(
+                self.evaluator, board, num_games=num_games, settings=self.settings, seed=noise_seed
+            )
             self._searches = {key: search}  # keep one: the trees are large
         return search
 
@@ -107,10 +120,11 @@ class SearchAgent:
             return np.zeros(0, dtype=np.int64)
         search = self._search(batch.board, batch.num_games)
         search.reset(games)
-        result = search.search(batch, games=games, add_noise=False)
+        result = search.search(batch, games=games, add_noise=self.noise)
         if result.selected_actions is not None:  # gumbel: the search's own best action
             return result.selected_actions
         return select_actions(result.visit_counts, 0.0, self.rng)
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.settings}, name={self.name!r})"
+        noise = ", noise=True" if self.noise else ""
+        return f"{type(self).__name__}({self.settings}{noise}, name={self.name!r})"
