@@ -10,7 +10,7 @@ from opening_oracle import exact_stone_values, mover_wins
 from tiny import TINY_NET, write_tiny_checkpoint
 
 import trapy_rl.analysis.openings as openings
-from trapy_rl.agents import RandomAgent, RolloutEvaluator
+from trapy_rl.agents import RandomAgent, RolloutEvaluator, RolloutMCTSAgent
 from trapy_rl.analysis import (
     TABLE_COLUMNS,
     estimate_openings,
@@ -20,10 +20,13 @@ from trapy_rl.analysis import (
     opening_table,
     play_from,
     playout_counts,
+    refine_fairest,
     rollout_counts,
     search_values,
     swapped_openings,
 )
+from trapy_rl.analysis.openings import read_opening_table
+from trapy_rl.eval import wilson_interval
 from trapy_rl.game import BatchGame, Board
 from trapy_rl.game.state import BLUE, YELLOW
 from trapy_rl.mcts import SearchSettings
@@ -296,3 +299,84 @@ def test_checkpoint_estimators_key_the_cache_on_the_files_content(tmp_path):
     assert games.attrs["key"]["agent"]["sha256"] == again.attrs["key"]["checkpoint"]["sha256"]
     with pytest.raises(Exception, match="side"):
         estimate_openings(estimator="net", side=4, checkpoint=path, cache_dir=None)
+
+
+def test_playout_counts_take_a_number_of_games_per_cell():
+    board = Board(3)
+    counts = np.arange(board.num_cells) % 3  # 0, 1 or 2 games; 0 skips the cell
+    wins, games = playout_counts(
+        RandomAgent(seed=0), RandomAgent(seed=1), board, num_games=counts, batch_size=5
+    )
+    np.testing.assert_array_equal(games, counts)
+    assert ((0 <= wins) & (wins <= games)).all()
+    with pytest.raises(ValueError, match="num_games must be >= 0"):
+        playout_counts(RandomAgent(), RandomAgent(), board, num_games=counts - 1)
+
+
+@pytest.mark.parametrize("mirror", [True, False])
+def test_refinement_narrows_the_fairest_intervals_and_leaves_the_rest(mirror):
+    """After `refine_fairest`, the cells nearest 1/2 by the final (pooled) estimate have
+    intervals no wider than asked; the other cells keep the games they had."""
+    board = Board(3)
+    owner, mover = RolloutMCTSAgent(SearchSettings(num_simulations=6), seed=0), RandomAgent(seed=1)
+    wins, games = playout_counts(owner, mover, board, num_games=6)
+    new_wins, new_games = refine_fairest(
+        owner, mover, board, wins, games, fairest=3, half_width=0.1, mirror=mirror
+    )
+    assert (new_games >= games).all() and (new_wins >= wins).all()
+    pooled_wins, pooled_games = (
+        mirror_pool(new_wins, new_games, board)
+        if mirror
+        else (
+            new_wins,
+            new_games,
+        )
+    )
+    v = pooled_wins / pooled_games
+    nearest = np.lexsort((np.arange(board.num_cells), np.abs(v - 0.5)))[:3]
+    for cell in nearest:
+        low, high = wilson_interval(int(pooled_wins[cell]), int(pooled_games[cell]))
+        assert (high - low) / 2 <= 0.1
+    grown = np.flatnonzero(new_games > games)
+    assert 0 < len(grown) <= (6 if mirror else 3) + 3  # a few cells, not all of them
+    if mirror:  # a pair's games are split between its two cells
+        pairs = board.mirror_cells[grown]
+        assert np.isin(pairs, grown).all()
+    _, same_games = refine_fairest(owner, mover, board, wins, games, fairest=0, half_width=0.1)
+    np.testing.assert_array_equal(same_games, games)
+
+
+def test_the_playout_estimator_refines_and_counts_its_games(tmp_path):
+    table = estimate_openings(
+        side=3,
+        estimator="playout",
+        agent="uct:6",
+        opponent="random",
+        playouts=4,
+        refine_fairest=2,
+        half_width=0.12,
+        cache_dir=tmp_path,
+    )
+    fairest = table.sort_values("rank").head(2)
+    assert ((fairest["high"] - fairest["low"]) / 2 <= 0.12).all()
+    assert table["games"].min() >= 4 and table["games"].max() > 8
+    assert table.attrs["key"]["refine_fairest"] == 2
+    with pytest.raises(ValueError, match="half_width must be a number in"):
+        estimate_openings(side=3, estimator="playout", half_width=0.7, cache_dir=None)
+    with pytest.raises(ValueError, match="refine_fairest must be an integer"):
+        estimate_openings(side=3, estimator="playout", refine_fairest=-1, cache_dir=None)
+
+
+def test_a_table_written_before_the_games_column_still_reads(tmp_path):
+    board = Board(3)
+    table = opening_table(np.linspace(0, 1, board.num_cells), board, games=np.full(12, 7))
+    path = tmp_path / "old.csv"
+    table.drop(columns="games").to_csv(path, index=False)
+    read_board, old = read_opening_table(path)
+    assert read_board.side == 3 and (old["games"] == 0).all()
+    table.to_csv(path, index=False)
+    _, new = read_opening_table(path)
+    assert (new["games"] == 7).all()
+    table.assign(games=-1).to_csv(path, index=False)
+    with pytest.raises(ValueError, match="games must be counts"):
+        read_opening_table(path)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -47,12 +48,17 @@ def test_run_writes_the_csv_pictures_and_summary(tmp_path, capsys):
     paths = run(cfg, tmp_path / "out")
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
         "openings_search.csv",
+        "openings_search.json",
         "openings_search.png",
         "openings_search_ranking.png",
         "summary.txt",
     ]
     table = pd.read_csv(paths["csv"])
     assert len(table) == 12 and table["rank"].min() == 1
+    document = json.loads(paths["json"].read_text())
+    assert document["settings"]["simulations"] == 40 and len(document["rows"]) == 12
+    assert [row["v"] for row in document["rows"]] == pytest.approx(table["v"].tolist())
+    assert document["rows"][0]["low"] is None  # search has no interval: null, not NaN
     summary = paths["summary"].read_text()
     assert "fairest openings" in summary and "Mann-Whitney" in summary
     assert "yellow should swap" in capsys.readouterr().out

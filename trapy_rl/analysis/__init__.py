@@ -3,7 +3,7 @@
 >>> from trapy_rl.game import Board
 >>> table = estimate_openings(side=2, estimator="rollout", playouts=200, cache_dir=None)
 >>> list(table.columns)
-['cell', 'name', 'v', 'low', 'high', 'swap', 'blue_chance', 'rank']
+['cell', 'name', 'v', 'low', 'high', 'games', 'swap', 'blue_chance', 'rank']
 >>> len(table) == Board(2).num_cells
 True
 """
@@ -14,6 +14,7 @@ from trapy_rl.analysis.estimators import (
     net_values,
     play_from,
     playout_counts,
+    refine_fairest,
     rollout_counts,
     search_values,
     swapped_openings,
@@ -44,6 +45,7 @@ __all__ = [
     "play_from",
     "playout_counts",
     "ranking_text",
+    "refine_fairest",
     "rollout_counts",
     "search_values",
     "summarize",

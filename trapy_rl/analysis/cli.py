@@ -4,16 +4,19 @@
     trapy-openings side=5 estimator=rollout playouts=5000
     trapy-openings checkpoint=outputs/2026-01-01/12-00-00 estimator=net
     trapy-openings estimator=playout agent=uct:100 playouts=50
+    trapy-openings estimator=playout agent=mcts:pretrained:64,noise=true playouts=16  # the map
     trapy-openings out_dir=/tmp/openings                # anywhere; default: Hydra's run folder
 
 The configuration is ``configs/openings.yaml``, checked against `OpeningsConfig` (stored in
 Hydra's ConfigStore as ``openings_schema``), so a typo in an override fails naming the key.
-Writes ``openings_<estimator>.csv``, ``openings_<estimator>.png`` (the map),
+Writes ``openings_<estimator>.csv`` and ``.json`` (the table; the JSON also holds the settings
+it was computed with), ``openings_<estimator>.png`` (the map),
 ``openings_<estimator>_ranking.png`` (the fairest openings) and ``summary.txt``.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -46,6 +49,8 @@ class OpeningsConfig:
     playouts: int = 1000
     agent: str = "random"
     opponent: str | None = None
+    refine_fairest: int = 20
+    half_width: float = 0.05
     mirror: bool = True
     seed: int = 0
     device: str = "cpu"
@@ -62,7 +67,7 @@ def run(cfg: DictConfig | OpeningsConfig, out_dir: str | Path) -> dict[str, Path
     """Estimate, then write the CSV, the pictures and the summary into ``out_dir``.
 
     Returns:
-        ``{"csv", "map", "ranking", "summary"}`` -> the paths written.
+        ``{"csv", "json", "map", "ranking", "summary"}`` -> the paths written.
     """
     from trapy_rl.analysis.figures import draw_opening_map, draw_ranking, ranking_text
     from trapy_rl.analysis.openings import estimate_openings
@@ -78,10 +83,13 @@ def run(cfg: DictConfig | OpeningsConfig, out_dir: str | Path) -> dict[str, Path
         playouts=cfg.playouts,
         agent=cfg.agent,
         opponent=cfg.opponent,
+        refine_fairest=cfg.refine_fairest,
+        half_width=cfg.half_width,
         mirror=cfg.mirror,
         seed=cfg.seed,
         device=cfg.device,
         cache_dir=cfg.cache_dir,
+        progress=True,
     )
     board = Board(cfg.side)
     out = Path(out_dir)
@@ -89,11 +97,15 @@ def run(cfg: DictConfig | OpeningsConfig, out_dir: str | Path) -> dict[str, Path
     stem = f"openings_{cfg.estimator}"
     paths = {
         "csv": out / f"{stem}.csv",
+        "json": out / f"{stem}.json",
         "map": out / f"{stem}.png",
         "ranking": out / f"{stem}_ranking.png",
         "summary": out / "summary.txt",
     }
     table.to_csv(paths["csv"], index=False)
+    rows = table.astype(object).where(table.notna(), None).to_dict(orient="records")  # NaN: null
+    document = {"settings": table.attrs["key"], "rows": rows}
+    paths["json"].write_text(json.dumps(document, indent=1, allow_nan=False) + "\n")
     settings = ", ".join(
         f"{k}={v['spec'] if k in ('agent', 'opponent') else v}"
         for k, v in table.attrs["key"].items()

@@ -38,12 +38,15 @@ estimator and caches what it computed.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
+from tqdm.auto import tqdm
 
 from trapy_rl.agents.base import Agent
 from trapy_rl.eval.arena import play_games
+from trapy_rl.eval.stats import Z_95, wilson_interval
 from trapy_rl.game.batch import BatchGame
 from trapy_rl.game.board import Board
 from trapy_rl.game.fill import playout_wins
@@ -56,6 +59,7 @@ __all__ = [
     "net_values",
     "play_from",
     "playout_counts",
+    "refine_fairest",
     "rollout_counts",
     "search_values",
     "swapped_openings",
@@ -245,37 +249,129 @@ def playout_counts(
     agent_opponent: Agent,
     board: Board,
     *,
-    num_games: int,
-    batch_size: int = 2048,
+    num_games: int | np.ndarray,
+    batch_size: int = 1024,
+    progress: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Games from every swapped opening: ``agent_owner`` owns the stone, the opponent moves.
 
-    The n games of all K openings are played in batches of up to ``batch_size`` games with
+    The games of all K openings are played in batches of up to ``batch_size`` games with
     `play_from`, so agents evaluate many games per call.
 
     Args:
         agent_owner: plays the stone's owner (yellow, waiting in the swapped opening).
         agent_opponent: plays the player to move (blue); may be ``agent_owner`` itself.
         board: the board.
-        num_games: n, games per opening.
+        num_games: n, games per opening: one int for all, or [K] int (0 skips a cell).
         batch_size: games played at once.
+        progress: show a bar counting games, with rate and ETA.
 
     Returns:
-        (wins [K] int64, games [K] int64): the owner's wins in ``num_games`` games per opening.
+        (wins [K] int64, games [K] int64): the owner's wins in the games played per opening.
     """
-    _check_positive(num_games, "num_games")
     _check_positive(batch_size, "batch_size")
     k = board.num_cells
-    openings = np.repeat(np.arange(k), num_games)  # [K n] the opening of each game
+    if np.ndim(num_games) == 0:
+        _check_positive(num_games, "num_games")
+    counts = np.broadcast_to(np.asarray(num_games), (k,)).astype(np.int64)  # [K]
+    if (counts < 0).any():
+        raise ValueError("num_games must be >= 0 for every cell")
+    openings = np.repeat(np.arange(k), counts)  # [sum n] the opening of each game
     owner_wins = np.zeros(k, dtype=np.int64)
     start = swapped_openings(board)
-    for begin in range(0, len(openings), batch_size):
-        cells = openings[begin : begin + batch_size]
-        positions = start.take(cells)
-        owner = positions.to_move.copy() % 2 + 1  # the stone's owner waits
-        winners = play_from(positions, agent_opponent, agent_owner)
-        np.add.at(owner_wins, cells, (winners == owner).astype(np.int64))
-    return owner_wins, np.full(k, num_games, dtype=np.int64)
+    with tqdm(total=len(openings), unit="game", disable=not progress, desc="openings") as bar:
+        for begin in range(0, len(openings), batch_size):
+            cells = openings[begin : begin + batch_size]
+            positions = start.take(cells)
+            owner = positions.to_move.copy() % 2 + 1  # the stone's owner waits
+            winners = play_from(positions, agent_opponent, agent_owner)
+            np.add.at(owner_wins, cells, (winners == owner).astype(np.int64))
+            bar.update(len(cells))
+    return owner_wins, counts.copy()
+
+
+def refine_fairest(
+    agent_owner: Agent,
+    agent_opponent: Agent,
+    board: Board,
+    wins: np.ndarray,
+    games: np.ndarray,
+    *,
+    fairest: int,
+    half_width: float,
+    mirror: bool = True,
+    max_games: int = 4000,
+    batch_size: int = 1024,
+    progress: bool = False,
+) -> tuple[np.ndarray, np.ndarray]:
+    """More games where they matter: until the ``fairest`` openings nearest v = 1/2 all have a
+    95% Wilson interval no wider than +-``half_width``.
+
+    Each round ranks the cells by their current estimate, takes the ``fairest`` nearest 1/2,
+    and plays more games from those whose interval is still too wide: as many as the normal
+    approximation says they need at their current v, but at most as many as they have (so the
+    ranking is looked at again before much is spent on a cell that turns out not to be fair).
+    With ``mirror`` the counts of c and mirror(c) are pooled (the rules are symmetric under the
+    mirror, so both estimate one value) and a pair's new games are split between its two cells.
+
+    Args:
+        agent_owner, agent_opponent: as in `playout_counts`.
+        board: the board.
+        wins, games: [K] int, the counts so far (`playout_counts`), every cell played.
+        fairest: how many cells must reach the width (0: none, the counts are returned).
+        half_width: the interval's half-width to reach, in (0, 1/2).
+        mirror: pool c and mirror(c).
+        max_games: a (pooled) cell stops getting games at this many.
+        batch_size, progress: as in `playout_counts`.
+
+    Returns:
+        (wins [K] int64, games [K] int64): the counts with the new games added (not pooled).
+
+    Raises:
+        ValueError: for a bad setting, or a cell without games.
+    """
+    if isinstance(fairest, bool) or not isinstance(fairest, (int, np.integer)) or fairest < 0:
+        raise ValueError(f"fairest must be an integer >= 0, got {fairest!r}")
+    if not 0.0 < half_width < 0.5:
+        raise ValueError(f"half_width must be in (0, 0.5), got {half_width!r}")
+    _check_positive(max_games, "max_games")
+    wins = _check_cells_array(wins, board, "wins").astype(np.int64)
+    games = _check_cells_array(games, board, "games").astype(np.int64)
+    if (games < 1).any():
+        raise ValueError("refine_fairest needs at least one game from every cell")
+    k = board.num_cells
+    partner = board.mirror_cells if mirror else np.arange(k)
+    while fairest > 0:
+        pooled_wins, pooled_games = mirror_pool(wins, games, board) if mirror else (wins, games)
+        v = pooled_wins / pooled_games
+        nearest = np.lexsort((np.arange(k), np.abs(v - 0.5)))[:fairest]
+        more = np.zeros(k, dtype=np.int64)  # [K] new games per cell, pooled
+        for cell in nearest:
+            low, high = wilson_interval(int(pooled_wins[cell]), int(pooled_games[cell]))
+            n = int(pooled_games[cell])
+            if (high - low) / 2 <= half_width or n >= max_games:
+                continue
+            p = min(max(v[cell], 0.05), 0.95)
+            needed = math.ceil(Z_95**2 * p * (1 - p) / half_width**2) - n
+            more[min(cell, partner[cell])] = min(max(needed, 8), n, max_games - n)
+        if not more.any():
+            break
+        # A mirror pair's games go half to each cell; a cell on the axis takes them all.
+        split = np.zeros(k, dtype=np.int64)
+        for cell in np.flatnonzero(more):
+            split[cell] += (more[cell] + 1) // 2 if partner[cell] != cell else more[cell]
+            if partner[cell] != cell:
+                split[partner[cell]] += more[cell] // 2
+        new_wins, new_games = playout_counts(
+            agent_owner,
+            agent_opponent,
+            board,
+            num_games=split,
+            batch_size=batch_size,
+            progress=progress,
+        )
+        wins, games = wins + new_wins, games + new_games
+    return wins, games
 
 
 # ---------------------------------------------------------------------- checks

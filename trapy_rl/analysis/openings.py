@@ -30,6 +30,7 @@ from trapy_rl.analysis.estimators import (
     mirror_pool,
     net_values,
     playout_counts,
+    refine_fairest,
     rollout_counts,
     search_values,
 )
@@ -50,8 +51,8 @@ __all__ = [
 ]
 
 ESTIMATORS = ("net", "search", "rollout", "playout")
-TABLE_COLUMNS = ("cell", "name", "v", "low", "high", "swap", "blue_chance", "rank")
-_CACHE_FORMAT = 1
+TABLE_COLUMNS = ("cell", "name", "v", "low", "high", "games", "swap", "blue_chance", "rank")
+_CACHE_FORMAT = 2
 
 
 # ---------------------------------------------------------------------- the table
@@ -63,18 +64,21 @@ def opening_table(
     *,
     low: np.ndarray | None = None,
     high: np.ndarray | None = None,
+    games: np.ndarray | None = None,
 ) -> pd.DataFrame:
     """The K first moves as a DataFrame, one row per cell in cell order (index = cell).
 
     Columns: ``cell`` (int index), ``name``, ``v`` (the stone value), ``low``/``high`` (its
-    interval, NaN without one), ``swap`` (yellow should swap: v > 1/2), ``blue_chance``
-    (min(v, 1 - v), blue's chance after this opening), ``rank`` (1 = fairest, by |v - 1/2|,
-    ties by cell index).
+    interval, NaN without one), ``games`` (the games behind a played estimate, pooled with
+    the mirror cell's where the map is mirrored; 0 for the net and search), ``swap`` (yellow
+    should swap: v > 1/2), ``blue_chance`` (min(v, 1 - v), blue's chance after this opening),
+    ``rank`` (1 = fairest, by |v - 1/2|, ties by cell index).
 
     Args:
         v: [K] float in [0, 1], the stone value of each first move.
         board: the board; K = ``board.num_cells``.
         low, high: [K] float, the interval's ends (optional).
+        games: [K] int, the games behind each estimate (optional, default 0).
 
     Returns:
         The table: K rows, the columns `TABLE_COLUMNS` in that order.
@@ -88,6 +92,8 @@ def opening_table(
     nan = np.full(board.num_cells, np.nan)
     low = nan if low is None else _check_cells_array(low, board, "low").astype(np.float64)
     high = nan if high is None else _check_cells_array(high, board, "high").astype(np.float64)
+    zero = np.zeros(board.num_cells, dtype=np.int64)
+    games = zero if games is None else _check_cells_array(games, board, "games").astype(np.int64)
     distance = np.abs(v - 0.5)
     order = np.lexsort((np.arange(board.num_cells), distance))
     rank = np.empty(board.num_cells, dtype=np.int64)
@@ -99,6 +105,7 @@ def opening_table(
             "v": v,
             "low": low,
             "high": high,
+            "games": games,
             "swap": v > 0.5,
             "blue_chance": np.minimum(v, 1.0 - v),
             "rank": rank,
@@ -110,7 +117,7 @@ def opening_table(
 
 def _table_from_counts(wins: np.ndarray, games: np.ndarray, board: Board) -> pd.DataFrame:
     bounds = np.array([wilson_interval(int(w), int(g)) for w, g in zip(wins, games)])
-    return opening_table(wins / games, board, low=bounds[:, 0], high=bounds[:, 1])
+    return opening_table(wins / games, board, low=bounds[:, 0], high=bounds[:, 1], games=games)
 
 
 # ---------------------------------------------------------------------- the cached entry point
@@ -132,10 +139,13 @@ def estimate_openings(
     playouts: int = 1000,
     agent: str = "random",
     opponent: str | None = None,
+    refine_fairest: int = 20,
+    half_width: float = 0.05,
     mirror: bool = True,
     seed: int = 0,
     device: str = "cpu",
     cache_dir: str | os.PathLike | None = "default",
+    progress: bool = False,
 ) -> pd.DataFrame:
     """The `opening_table` of one estimator, read from the cache when it was computed before.
 
@@ -151,12 +161,17 @@ def estimate_openings(
         playouts: random playouts (``rollout``) or games (``playout``) per opening.
         agent: the spec of the agent owning the stone (``playout``), e.g. ``uct:100``.
         opponent: the spec of the agent moving next (``playout``; default ``agent``).
+        refine_fairest: ``playout``: after ``playouts`` games per opening, play more from the
+            openings nearest v = 1/2 until this many of them have 95% intervals no wider than
+            +-``half_width`` (`trapy_rl.analysis.estimators.refine_fairest`); 0: no more.
+        half_width: the half-width that ``refine_fairest`` reaches.
         mirror: make the map symmetric under the mirror (average values or pool counts).
         seed: seeds playouts and agents; the result is a function of the arguments.
         device: where a net runs (``cpu``, ``cuda``, ``auto``).
         cache_dir: the cache folder; ``"default"`` is `default_cache_dir`, None caches nothing.
             Key: estimator, side, seed, mirror, the settings that estimator reads, the agent
             specs and the checkpoint file's content hash.
+        progress: show a bar with rate and ETA while games are played (``playout``).
 
     Returns:
         The table; ``table.attrs`` holds the key and ``cached`` (True when read back).
@@ -182,6 +197,8 @@ def estimate_openings(
         playouts=playouts,
         agent=agent,
         opponent=opponent or agent,
+        refine_fairest=refine_fairest,
+        half_width=half_width,
         c_puct=search.c_puct,
         mirror=mirror,
         seed=seed,
@@ -196,7 +213,7 @@ def estimate_openings(
             table.attrs.update(key=key, cached=True)
             return table
 
-    table = _compute(board, key, checkpoint_file, device)
+    table = _compute(board, key, checkpoint_file, device, progress)
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
         temporary = path.with_suffix(".tmp")
@@ -211,11 +228,16 @@ def _cache_key(*, board: Board, estimator: str, checkpoint_file: Path | None, **
     """The settings that determine an estimator's result (and nothing else)."""
     _check_positive(settings["rollouts"], "rollouts")
     _check_positive(settings["playouts"], "playouts")
+    refine, half = settings["refine_fairest"], settings["half_width"]
+    if isinstance(refine, bool) or not isinstance(refine, (int, np.integer)) or refine < 0:
+        raise ValueError(f"refine_fairest must be an integer >= 0, got {refine!r}")
+    if isinstance(half, bool) or not isinstance(half, (int, float)) or not 0 < half < 0.5:
+        raise ValueError(f"half_width must be a number in (0, 0.5), got {half!r}")
     used = {
         "net": (),
         "search": ("simulations", "c_puct") + (() if checkpoint_file else ("rollouts",)),
         "rollout": ("playouts",),
-        "playout": ("playouts", "agent", "opponent"),
+        "playout": ("playouts", "agent", "opponent", "refine_fairest", "half_width"),
     }[estimator]
     for name in ("agent", "opponent"):
         if name in used:
@@ -233,7 +255,9 @@ def _cache_key(*, board: Board, estimator: str, checkpoint_file: Path | None, **
     return key
 
 
-def _compute(board: Board, key: dict, checkpoint_file: Path | None, device: str) -> pd.DataFrame:
+def _compute(
+    board: Board, key: dict, checkpoint_file: Path | None, device: str, progress: bool
+) -> pd.DataFrame:
     estimator, mirror, seed = key["estimator"], key["mirror"], key["seed"]
     if estimator in ("net", "search"):
         if checkpoint_file is not None:
@@ -255,7 +279,20 @@ def _compute(board: Board, key: dict, checkpoint_file: Path | None, device: str)
             if key["opponent"] == key["agent"]
             else parse_agent(key["opponent"]["spec"], board=board, seed=int(seeds[1]))
         )
-        wins, games = playout_counts(owner, mover, board, num_games=key["playouts"])
+        wins, games = playout_counts(
+            owner, mover, board, num_games=key["playouts"], progress=progress
+        )
+        wins, games = refine_fairest(
+            owner,
+            mover,
+            board,
+            wins,
+            games,
+            fairest=key["refine_fairest"],
+            half_width=key["half_width"],
+            mirror=mirror,
+            progress=progress,
+        )
     if mirror:
         wins, games = mirror_pool(wins, games, board)
     return _table_from_counts(wins, games, board)
@@ -268,14 +305,17 @@ def read_opening_table(source: str | os.PathLike | io.StringIO) -> tuple[Board, 
         source: the file, or its text in a `io.StringIO`.
 
     Raises:
-        ValueError: if it is not CSV with the columns `TABLE_COLUMNS`, one row per cell of a
-            board of side 2..`MAX_SIDE`, in cell order, with values that are probabilities.
+        ValueError: if it is not CSV with the columns `TABLE_COLUMNS` (a table written before
+            the ``games`` column may lack it), one row per cell of a board of side
+            2..`MAX_SIDE`, in cell order, with values that are probabilities.
     """
     name = "the opening table" if isinstance(source, io.StringIO) else str(source)
     try:
         stored = pd.read_csv(source)
     except (ValueError, pd.errors.ParserError) as error:
         raise ValueError(f"{name}: not CSV ({one_line(error)})") from None
+    if list(stored.columns) == [c for c in TABLE_COLUMNS if c != "games"]:  # an older table
+        stored.insert(TABLE_COLUMNS.index("games"), "games", 0)
     if list(stored.columns) != list(TABLE_COLUMNS):
         raise ValueError(f"{name}: not an opening table (columns {list(TABLE_COLUMNS)})")
     # A board of side n has n (3n - 1) / 2 cells.
@@ -290,11 +330,14 @@ def read_opening_table(source: str | os.PathLike | io.StringIO) -> tuple[Board, 
         raise ValueError(f"{name}: the rows are not the side-{board.side} cells in order")
     try:
         columns = [pd.to_numeric(stored[c]).to_numpy(np.float64) for c in ("v", "low", "high")]
+        games = pd.to_numeric(stored["games"]).to_numpy(np.float64)
     except (ValueError, TypeError):
-        raise ValueError(f"{name}: v, low and high must be numbers") from None
+        raise ValueError(f"{name}: v, low, high and games must be numbers") from None
+    if np.isnan(games).any() or (games < 0).any() or (games != np.round(games)).any():
+        raise ValueError(f"{name}: games must be counts (integers >= 0)")
     v, low, high = columns
     try:
-        return board, opening_table(v, board, low=low, high=high)
+        return board, opening_table(v, board, low=low, high=high, games=games.astype(np.int64))
     except ValueError as error:
         raise ValueError(f"{name}: {error}") from None
 
