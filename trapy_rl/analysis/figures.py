@@ -5,6 +5,7 @@ Shapes: K cells.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -25,6 +26,8 @@ def draw_opening_map(
     show_values: bool | None = None,
     title: str | None = None,
     figwidth: float = 7.0,
+    flagged: Iterable[int] = (),
+    colorbar_label: str = "v: the stone owner's winning chance (red: yellow swaps)",
 ):
     """v on the board: a diverging map centred on 1/2, the swap boundary (v = 1/2) outlined,
     the ``fairest`` fairest openings ringed and numbered (1 = fairest).
@@ -34,6 +37,8 @@ def draw_opening_map(
         ax: draw into these axes (default: a new figure ``figwidth`` inches wide).
         show_values: write v in every cell (default: on boards of side 6 or less).
         title: the title (default: says what the colours mean).
+        flagged: cells ringed and marked "x" (such as those where two maps disagree).
+        colorbar_label: the colour bar's label.
 
     Returns:
         The matplotlib Figure.
@@ -43,6 +48,8 @@ def draw_opening_map(
     if show_values is None:
         show_values = board.side <= 6
     span = max(float(np.abs(v - 0.5).max()), 0.01)  # a colour scale symmetric about 1/2
+    marks = {int(c): "x" for c in flagged}
+    marks.update({int(c): f"{i + 1}{marks.get(int(c), '')}" for i, c in enumerate(order)})
     return draw_board(
         np.zeros(board.num_cells, dtype=np.int8),
         board,
@@ -52,16 +59,28 @@ def draw_opening_map(
         vmin=0.5 - span,
         vmax=0.5 + span,
         contour_at=0.5,
-        colorbar_label="v: the stone owner's winning chance (red: yellow swaps)",
+        colorbar_label=colorbar_label,
         value_format="{:.2f}" if show_values else None,
-        marks={int(c): str(i + 1) for i, c in enumerate(order)},
+        marks=marks,
         title=title or "first-move values (black line: swap boundary; ringed: fairest)",
         figwidth=figwidth,
     )
 
 
-def draw_ranking(table: pd.DataFrame, *, top: int = 20, ax: Any = None, title: str | None = None):
+def draw_ranking(
+    table: pd.DataFrame,
+    *,
+    top: int = 20,
+    ax: Any = None,
+    title: str | None = None,
+    other: pd.DataFrame | None = None,
+    labels: tuple[str, str] = ("", ""),
+):
     """A bar chart of the ``top`` fairest openings: v with its interval, 1/2 marked.
+
+    With ``other`` (a second table of the same board, e.g. another net's map), its v and
+    interval for the same cells are drawn beside each bar as a hollow diamond, and
+    ``labels`` name the two in a legend.
 
     Returns:
         The matplotlib Figure.
@@ -90,6 +109,30 @@ def draw_ranking(table: pd.DataFrame, *, top: int = 20, ax: Any = None, title: s
             elinewidth=0.8,
             capsize=2,
         )
+    if other is not None:
+        cells = ranked["cell"].to_numpy()
+        v2 = other["v"].to_numpy(np.float64)[cells]
+        low2, high2 = (other[c].to_numpy(np.float64)[cells] for c in ("low", "high"))
+        has2 = np.isfinite(low2) & np.isfinite(high2)
+        ax.errorbar(
+            v2,
+            y - 0.3,
+            xerr=np.where(has2, [v2 - low2, high2 - v2], 0.0),
+            fmt="D",
+            mfc="white",
+            mec="#333333",
+            ms=3.5,
+            ecolor="#777777",
+            elinewidth=0.8,
+            capsize=1.5,
+            label=labels[1] or "other",
+        )
+        low, high = np.r_[low, low2], np.r_[high, high2]
+        has = np.r_[has, has2]
+        v = np.r_[v, v2]
+        if labels[0]:
+            ax.plot([], [], "s", color="#888888", label=f"{labels[0]} (bars)")
+        ax.legend(loc="lower right", fontsize="small")
     ax.axvline(0.5, color="black", linewidth=0.8)
     ax.set_yticks(y, [f"{rank}. {name}" for rank, name in zip(ranked["rank"], ranked["name"])])
     span = max(0.02, float(np.nanmax(np.abs(np.r_[v, low[has], high[has]] - 0.5))) * 1.15)

@@ -1,0 +1,66 @@
+"""The published opening map (docs/openings.md): two shipped nets' played maps and their
+agreement, written by `trapy_rl.analysis.report.opening_report`.
+
+    python scripts/openings_report.py                      # docs/ from the two shipped nets
+    python scripts/openings_report.py --out /tmp/openings --playouts 4 --refine-fairest 5
+
+Each map is hours of games on a CPU; the tables are cached (~/.cache/trapy_rl/openings), so
+running it again only redraws. ``trapy-openings estimator=playout agent=...`` computes one map
+with the same settings (and fills the same cache).
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from pathlib import Path
+
+from trapy_rl.errors import reported
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--nets",
+        nargs=2,
+        default=["pretrained", "pretrained_seed1"],
+        help="two checkpoints or shipped names (default: the shipped pair)",
+    )
+    parser.add_argument("--labels", nargs=2, default=["seed 0", "seed 1"])
+    parser.add_argument("--simulations", type=int, default=64)
+    parser.add_argument("--side", type=int, default=10)
+    parser.add_argument("--playouts", type=int, default=16, help="games per cell at first")
+    parser.add_argument("--refine-fairest", type=int, default=20)
+    parser.add_argument("--half-width", type=float, default=0.05)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--cache-dir", default="default")
+    parser.add_argument("--out", type=Path, default=ROOT / "docs")
+    args = parser.parse_args(argv)
+
+    from trapy_rl.analysis.report import opening_report
+
+    with reported("openings_report"):
+        report = opening_report(
+            args.out,
+            agents=[f"mcts:{net}:{args.simulations},noise=true" for net in args.nets],
+            labels=args.labels,
+            net=args.nets[0],
+            side=args.side,
+            playouts=args.playouts,
+            refine_fairest=args.refine_fairest,
+            half_width=args.half_width,
+            seed=args.seed,
+            cache_dir=None if args.cache_dir == "null" else args.cache_dir,
+            command="python scripts/openings_report.py "
+            + " ".join(shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv)),
+        )
+        print(report.agreement)
+        for name, path in report.paths.items():
+            print(f"{name}: {path}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,53 @@
+"""Two opening maps compared: rank correlation, sure swap decisions, the cells they differ on."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from trapy_rl.analysis.agreement import compare_maps, sure_of_decision
+from trapy_rl.analysis.openings import opening_table
+from trapy_rl.game import Board
+
+
+def test_a_map_agrees_with_itself():
+    board = Board(3)
+    v = np.linspace(0.05, 0.95, board.num_cells)
+    table = opening_table(v, board)
+    agreement = compare_maps(table, table)
+    assert agreement.spearman == pytest.approx(1.0) and agreement.mean_abs_difference == 0
+    assert agreement.sure_in_both == board.num_cells == agreement.same_decision
+    assert agreement.disagree == () and agreement.sure_in_one == ()
+    assert "100.0%" in str(agreement)
+
+
+def test_only_intervals_clear_of_one_half_are_sure():
+    board = Board(2)
+    v = np.array([0.3, 0.45, 0.6, 0.55, 0.9])
+    low = np.array([0.2, 0.40, 0.5, 0.51, 0.8])
+    high = np.array([0.4, 0.55, 0.7, 0.60, 0.95])
+    table = opening_table(v, board, low=low, high=high)
+    # 0.45 [0.40, 0.55] straddles 1/2; 0.6 [0.5, 0.7] touches it: neither is sure.
+    np.testing.assert_array_equal(sure_of_decision(table), [True, False, False, True, True])
+
+
+def test_opposite_sure_decisions_are_named_and_unsure_cells_are_not_counted():
+    board = Board(2)
+    a = opening_table(
+        np.array([0.2, 0.7, 0.48, 0.9, 0.6]),
+        board,
+        low=np.array([0.1, 0.6, 0.40, 0.85, 0.55]),
+        high=np.array([0.3, 0.8, 0.56, 0.95, 0.65]),
+    )
+    b = opening_table(np.array([0.25, 0.3, 0.52, 0.8, 0.7]), board)  # no intervals: all sure
+    agreement = compare_maps(a, b)
+    assert agreement.sure_in_both == 4 and agreement.same_decision == 3
+    assert agreement.decision_agreement == pytest.approx(0.75)
+    assert agreement.disagree == ("b1",) and agreement.sure_in_one == ("c1",)
+
+
+def test_maps_of_other_boards_are_refused():
+    with pytest.raises(ValueError, match="not of the same board"):
+        compare_maps(
+            opening_table(np.full(5, 0.5), Board(2)), opening_table(np.full(12, 0.5), Board(3))
+        )

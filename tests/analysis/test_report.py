@@ -1,0 +1,86 @@
+"""The opening report: two played maps, compared, drawn and written as Markdown."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from tiny import write_tiny_checkpoint
+
+from trapy_rl.analysis.openings import read_opening_table
+from trapy_rl.analysis.report import opening_report
+
+ROOT = Path(__file__).resolve().parents[2]
+
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
+
+
+def test_the_report_compares_two_maps_and_writes_every_cell(tmp_path):
+    nets = [write_tiny_checkpoint(tmp_path / f"net{seed}.pt", side=3, seed=seed) for seed in (0, 1)]
+    report = opening_report(
+        tmp_path / "out",
+        agents=[f"mcts:{net}:4,noise=true" for net in nets],
+        labels=["a", "b"],
+        net=nets[0],
+        side=3,
+        playouts=4,
+        refine_fairest=2,
+        half_width=0.15,
+        cache_dir=tmp_path / "cache",
+        command="the command",
+    )
+    assert set(report.tables) == {"a", "b"} and report.net_table is not None
+    for label in ("a", "b"):
+        board, table = read_opening_table(report.paths[f"csv-{label}"])
+        assert board.side == 3 and table["games"].min() >= 4
+        rows = json.loads(report.paths[f"json-{label}"].read_text())["rows"]
+        assert [row["v"] for row in rows] == pytest.approx(table["v"].tolist())
+        fairest = table.sort_values("rank").head(2)
+        assert ((fairest["high"] - fairest["low"]) / 2 <= 0.15).all()
+    text = report.paths["report"].read_text()
+    assert "the command" in text and f"{report.agreement.spearman:.3f}" in text
+    table_lines = [
+        line for line in text.splitlines() if line.startswith("| ") and "cell" not in line
+    ]
+    assert len(table_lines) == 12  # every cell once
+    assert sorted(line.split(" | ")[1].split()[0] for line in table_lines) == sorted(
+        report.tables["a"]["name"]
+    )
+    assert "Mann-Whitney" in text and "contain 1/2" in text
+    for picture in ("map", "fairest"):
+        assert report.paths[picture].stat().st_size > 10_000
+    # The tables are cached: a second report plays no games and says the same.
+    again = opening_report(
+        tmp_path / "again",
+        agents=[f"mcts:{net}:4,noise=true" for net in nets],
+        labels=["a", "b"],
+        side=3,
+        playouts=4,
+        refine_fairest=2,
+        half_width=0.15,
+        cache_dir=tmp_path / "cache",
+    )
+    assert all(t.attrs["cached"] for t in again.tables.values())
+    pd.testing.assert_frame_equal(again.tables["a"], report.tables["a"])
+
+
+def test_the_script_refuses_a_bad_net_in_one_line(tmp_path):
+    command = [
+        sys.executable,
+        str(ROOT / "scripts" / "openings_report.py"),
+        "--nets",
+        str(tmp_path / "missing.pt"),
+        "pretrained",
+        "--out",
+        str(tmp_path / "out"),
+        "--cache-dir",
+        "null",
+    ]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    first = done.stderr.splitlines()[0]
+    assert done.returncode != 0 and first.startswith("openings_report: error:")
+    assert "missing.pt" in first and "Traceback (most recent call" not in done.stderr

@@ -1,0 +1,110 @@
+"""Do two opening maps agree? Rank correlation, swap decisions, and where they differ.
+
+Two maps of the same board (two nets' played maps, or a net's value head against play) are
+compared cell by cell:
+
+- **Spearman's rho** of v over the K cells (how alike the orderings are);
+- **swap decisions** where both maps are sure: a map is sure of a cell when its 95% interval
+  lies wholly on one side of 1/2 (a map without intervals is sure everywhere); on the cells
+  where both are sure, the share with the same decision (swap or not);
+- **the cells they disagree on**: sure in both, opposite decisions; and the cells where only
+  one map is sure, or neither.
+
+Shapes: K cells.
+
+>>> import numpy as np
+>>> from trapy_rl.game import Board
+>>> from trapy_rl.analysis.openings import opening_table
+>>> board = Board(2)
+>>> a = opening_table(np.array([0.1, 0.3, 0.6, 0.8, 0.9]), board)
+>>> b = opening_table(np.array([0.2, 0.4, 0.45, 0.7, 0.95]), board)
+>>> agreement = compare_maps(a, b)
+>>> round(agreement.spearman, 3), agreement.sure_in_both, agreement.same_decision
+(1.0, 5, 4)
+>>> agreement.disagree
+('c1',)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy.stats import spearmanr
+
+__all__ = ["MapAgreement", "compare_maps", "sure_of_decision"]
+
+
+@dataclass(frozen=True)
+class MapAgreement:
+    """How far two opening maps agree (`compare_maps`).
+
+    Attributes:
+        spearman: Spearman's rank correlation of v over the K cells.
+        spearman_p: its two-sided p-value against no correlation.
+        mean_abs_difference: mean |v_a - v_b| over the cells.
+        sure_in_both: cells whose intervals both lie wholly on one side of 1/2.
+        same_decision: of those, the cells with the same swap decision.
+        disagree: names of the cells sure in both maps with opposite decisions.
+        sure_in_one: names of the cells only one map is sure of.
+    """
+
+    spearman: float
+    spearman_p: float
+    mean_abs_difference: float
+    sure_in_both: int
+    same_decision: int
+    disagree: tuple[str, ...]
+    sure_in_one: tuple[str, ...]
+
+    @property
+    def decision_agreement(self) -> float:
+        """The share of ``sure_in_both`` cells with the same decision (NaN if there are none)."""
+        return self.same_decision / self.sure_in_both if self.sure_in_both else float("nan")
+
+    def __str__(self) -> str:
+        lines = [
+            f"Spearman rho {self.spearman:.3f} (p = {self.spearman_p:.1e}); "
+            f"mean |difference| {self.mean_abs_difference:.3f}",
+            f"swap decisions: {self.same_decision} of the {self.sure_in_both} cells both maps "
+            f"are sure of agree ({100 * self.decision_agreement:.1f}%)",
+            "opposite decisions: " + (", ".join(self.disagree) or "none"),
+            f"sure in one map only: {len(self.sure_in_one)} cells",
+        ]
+        return "\n".join(lines)
+
+
+def sure_of_decision(table: pd.DataFrame) -> np.ndarray:
+    """[K] bool: the map's 95% interval lies wholly above or below 1/2 (no interval: True).
+
+    A cell with an interval touching 1/2 is not sure: its swap decision could go either way.
+    """
+    low, high = table["low"].to_numpy(np.float64), table["high"].to_numpy(np.float64)
+    no_interval = np.isnan(low) | np.isnan(high)
+    return no_interval | (low > 0.5) | (high < 0.5)
+
+
+def compare_maps(a: pd.DataFrame, b: pd.DataFrame) -> MapAgreement:
+    """Compare two opening tables of one board (`trapy_rl.analysis.opening_table`).
+
+    Raises:
+        ValueError: if the tables are not of the same cells.
+    """
+    if len(a) != len(b) or list(a["name"]) != list(b["name"]):
+        raise ValueError("the two opening tables are not of the same board's cells")
+    va, vb = a["v"].to_numpy(np.float64), b["v"].to_numpy(np.float64)
+    rho, p = spearmanr(va, vb)
+    both = sure_of_decision(a) & sure_of_decision(b)
+    one = sure_of_decision(a) ^ sure_of_decision(b)
+    same = (va > 0.5) == (vb > 0.5)
+    names = np.asarray(a["name"])
+    return MapAgreement(
+        spearman=float(rho),
+        spearman_p=float(p),
+        mean_abs_difference=float(np.abs(va - vb).mean()),
+        sure_in_both=int(both.sum()),
+        same_decision=int((both & same).sum()),
+        disagree=tuple(names[both & ~same]),
+        sure_in_one=tuple(names[one]),
+    )

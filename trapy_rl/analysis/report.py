@@ -1,0 +1,305 @@
+"""The published opening map: two agents' played maps, their agreement, and a Markdown report.
+
+`opening_report` plays (or reads from the cache) the map of each of two agents, usually the
+same recipe's nets trained with two seeds, values the openings with the first net's value head
+as well, and writes into a folder:
+
+    openings.md            the report: how it was computed, the agreement, the original
+                           description's claims tested, and a table of every cell
+    openings-map.png       the two maps side by side (swap boundary, fairest numbered,
+                           cells where the two disagree marked x)
+    openings-fairest.png   the fairest openings of the first map with both maps' intervals
+    openings-<label>.csv   each table, as `trapy-openings` writes it (and .json; the label
+                           with every run of other characters than letters and digits as _)
+
+``scripts/openings_report.py`` is its command line; docs/openings.md is its output.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from scipy.stats import spearmanr
+
+from trapy_rl.analysis.agreement import MapAgreement, compare_maps, sure_of_decision
+from trapy_rl.analysis.figures import draw_opening_map, draw_ranking
+from trapy_rl.analysis.openings import estimate_openings
+from trapy_rl.analysis.summary import OpeningSummary, summarize
+from trapy_rl.game.board import Board
+
+__all__ = ["OpeningReport", "opening_report"]
+
+
+@dataclass(frozen=True)
+class OpeningReport:
+    """What `opening_report` computed and where it wrote it.
+
+    Attributes:
+        tables: label -> the played opening table of each agent.
+        net_table: the first agent's net's value head, per cell (None for agents without one).
+        agreement: the two played maps compared.
+        net_agreement: the value head against the first played map (None without a net).
+        summaries: label -> `summarize` of each played map (the long-edge claim).
+        paths: name -> file written.
+    """
+
+    tables: dict[str, pd.DataFrame]
+    net_table: pd.DataFrame | None
+    agreement: MapAgreement
+    net_agreement: MapAgreement | None
+    summaries: dict[str, OpeningSummary]
+    paths: dict[str, Path]
+
+
+def opening_report(
+    out_dir: str | Path,
+    *,
+    agents: Sequence[str],
+    labels: Sequence[str],
+    net: str | None = None,
+    side: int = 10,
+    playouts: int = 16,
+    refine_fairest: int = 20,
+    half_width: float = 0.05,
+    seed: int = 0,
+    cache_dir: str | Path | None = "default",
+    command: str | None = None,
+) -> OpeningReport:
+    """Play both maps (or read them from the cache), compare them and write the report.
+
+    Args:
+        out_dir: the folder written (created).
+        agents: two agent specs; each plays both sides of its own map.
+        labels: their short names in the report (file names, legends).
+        net: a checkpoint (or shipped name) whose value head is reported beside the first map.
+        side, playouts, refine_fairest, half_width, seed, cache_dir: as in
+            `trapy_rl.analysis.estimate_openings` (estimator ``playout``, mirrored).
+        command: the command line printed in the report (default: this process's).
+
+    Returns:
+        The `OpeningReport`.
+    """
+    if len(agents) != 2 or len(labels) != 2 or len(set(labels)) != 2:
+        raise ValueError("opening_report compares two agents with two different labels")
+    board = Board(side)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    tables = {
+        label: estimate_openings(
+            side=side,
+            estimator="playout",
+            agent=agent,
+            playouts=playouts,
+            refine_fairest=refine_fairest,
+            half_width=half_width,
+            seed=seed,
+            cache_dir=cache_dir,
+            progress=True,
+        )
+        for label, agent in zip(labels, agents)
+    }
+    net_table = None
+    if net is not None:
+        net_table = estimate_openings(
+            side=side, estimator="net", checkpoint=net, seed=seed, cache_dir=cache_dir
+        )
+    first, second = (tables[label] for label in labels)
+    agreement = compare_maps(first, second)
+    net_agreement = compare_maps(net_table, first) if net_table is not None else None
+    summaries = {label: summarize(table, board) for label, table in tables.items()}
+
+    paths: dict[str, Path] = {}
+    for label, table in tables.items():
+        stem = out / f"openings-{re.sub(r'[^A-Za-z0-9]+', '_', label).strip('_')}"
+        paths[f"csv-{label}"] = stem.with_suffix(".csv")
+        table.to_csv(paths[f"csv-{label}"], index=False)
+        rows = table.astype(object).where(table.notna(), None).to_dict(orient="records")
+        document = {"settings": table.attrs["key"], "rows": rows}
+        paths[f"json-{label}"] = stem.with_suffix(".json")
+        paths[f"json-{label}"].write_text(json.dumps(document, indent=1, allow_nan=False) + "\n")
+    paths["map"] = out / "openings-map.png"
+    _draw_maps(tables, board, agreement, labels).savefig(paths["map"], dpi=130)
+    paths["fairest"] = out / "openings-fairest.png"
+    draw_ranking(
+        first,
+        other=second,
+        labels=tuple(labels),
+        top=max(refine_fairest, 1),
+        title=f"the fairest first moves of {labels[0]}, with {labels[1]}'s estimate",
+    ).savefig(paths["fairest"], dpi=130, bbox_inches="tight")
+    paths["report"] = out / "openings.md"
+    text = _markdown(
+        tables=tables,
+        labels=labels,
+        agents=agents,
+        net=net,
+        net_table=net_table,
+        agreement=agreement,
+        net_agreement=net_agreement,
+        summaries=summaries,
+        board=board,
+        command=command or " ".join(shlex.quote(a) for a in sys.argv),
+    )
+    paths["report"].write_text(text, encoding="utf-8")
+    return OpeningReport(tables, net_table, agreement, net_agreement, summaries, paths)
+
+
+def _draw_maps(tables, board: Board, agreement: MapAgreement, labels):
+    from matplotlib.figure import Figure
+
+    flagged = [board.names.index(name) for name in agreement.disagree]
+    fig = Figure(figsize=(15, 6.2), layout="constrained")
+    for ax, label in zip(fig.subplots(1, 2), labels):
+        draw_opening_map(
+            tables[label],
+            board,
+            ax=ax,
+            fairest=5,
+            flagged=flagged,
+            title=f"{label}: v from play (line: swap boundary; 1-5 fairest; x: the maps disagree)",
+            colorbar_label="v: the stone owner's winning chance (red: swap)",
+        )
+    return fig
+
+
+def _interval(row) -> str:
+    return f"[{row.low:.2f}, {row.high:.2f}]" if np.isfinite(row.low) else "-"
+
+
+def _decision(table: pd.DataFrame) -> np.ndarray:
+    """[K] str: 'swap' / 'keep' where the interval is clear of 1/2, else 'swap?' / 'keep?'."""
+    sure = sure_of_decision(table)
+    word = np.where(table["swap"].to_numpy(), "swap", "keep")
+    return np.where(sure, word, np.char.add(word.astype(str), "?"))
+
+
+def _markdown(
+    *, tables, labels, agents, net, net_table, agreement, net_agreement, summaries, board, command
+) -> str:
+    first = tables[labels[0]]
+    key = first.attrs["key"]
+    fair = first.sort_values("rank").head(max(key["refine_fairest"], 1))
+    widths = (fair["high"] - fair["low"]) / 2
+    games = {label: int(t["games"].sum() // 1) for label, t in tables.items()}
+    lines = [
+        f"# Trap Y openings: which first moves are fair (side {board.side})",
+        "",
+        "v(c) is the chance that the owner of a lone first stone on c wins when the opponent",
+        "moves next, the swap decided. Yellow should swap exactly when v(c) > 1/2, and blue's",
+        "chance after opening c is min(v, 1 - v): the fairest first moves have v nearest 1/2.",
+        "",
+        "![the two maps](openings-map.png)",
+        "",
+        "![the fairest openings](openings-fairest.png)",
+        "",
+        "## How it was computed",
+        "",
+        f"- **From play.** For every first move c, games from the position after `c, swap` "
+        f"(a lone yellow stone, blue to move), each agent playing both sides of its own map: "
+        f"{', '.join(f'`{a}` ({label})' for a, label in zip(agents, labels))}. "
+        "`noise=true` searches with self-play's root noise (Dirichlet noise at the root), so "
+        "games from one position differ; ties are broken at random.",
+        f"- **Games.** {key['playouts']} per cell first; the counts of c and its mirror cell "
+        "are pooled (the rules are symmetric under the mirror). Then more games from the "
+        f"openings nearest 1/2 until the {key['refine_fairest']} nearest all have 95% Wilson "
+        f"intervals no wider than +-{key['half_width']}. In all: "
+        + ", ".join(f"{games[label]:,} games ({label})" for label in labels)
+        + ".",
+        f"- **The {len(fair)} fairest cells of {labels[0]}**: interval half-widths "
+        f"{widths.min():.3f} to {widths.max():.3f}.",
+    ]
+    if net_table is not None:
+        lines.append(
+            f"- **The value head** of `{net}` on the same positions, one call, no search: "
+            f"the column 'head' below."
+        )
+    lines += [
+        "",
+        "Reproduce (hours on a CPU; the tables are cached, so a second run only redraws):",
+        "",
+        "```",
+        command,
+        "```",
+        "",
+        "## Do two nets agree?",
+        "",
+        f"{labels[0]} and {labels[1]} were trained by the same recipe with different seeds.",
+        "",
+        f"- Spearman's rho of the two maps over the {board.num_cells} cells: "
+        f"**{agreement.spearman:.3f}** (p = {agreement.spearman_p:.1e}); mean |difference| "
+        f"{agreement.mean_abs_difference:.3f}.",
+        f"- Swap decisions, on the {agreement.sure_in_both} cells where both intervals are "
+        f"clear of 1/2: **{agreement.same_decision} agree "
+        f"({100 * agreement.decision_agreement:.1f}%)**.",
+        "- Opposite sure decisions (marked x on the maps): "
+        + (", ".join(agreement.disagree) or "none")
+        + ".",
+        f"- Sure in one map only: {len(agreement.sure_in_one)} cells; the table marks an "
+        "unsure decision with '?'.",
+    ]
+    if net_agreement is not None:
+        error = np.abs(net_table["v"].to_numpy() - first["v"].to_numpy())
+        rho = spearmanr(net_table["v"], first["v"]).statistic
+        lines += [
+            "",
+            f"**The value head against play ({labels[0]}).** Mean |error| {error.mean():.3f}, "
+            f"largest {error.max():.3f}; Spearman's rho {rho:.3f}; it says swap for "
+            f"{100 * net_table['swap'].mean():.0f}% of first moves, play says "
+            f"{100 * first['swap'].mean():.0f}%. The head's numbers are not a substitute "
+            "for play.",
+        ]
+    lines += ["", "## The original description's claims", ""]
+    for label in labels:
+        s = summaries[label]
+        verdict = "supports" if s.p_value < 0.05 else "does not support"
+        lines.append(
+            f"- **{label}: the middle of the long edge is strongest.** Near {s.middle} "
+            f"({len(s.near_cells)} cells within distance {s.radius}, where red meets "
+            f"turquoise) mean v is {s.near_mean:.3f} against {s.elsewhere_mean:.3f} "
+            f"elsewhere; {s.strongest_near} of the {len(s.near_cells)} strongest openings "
+            f"lie there; one-sided Mann-Whitney p = {s.p_value:.2g}: it {verdict} the claim. "
+            f"The strongest first move is {s.strongest[0]} (v = {s.strongest[1]:.3f})."
+        )
+    for label in labels:
+        table = tables[label]
+        even = table[(table["low"] <= 0.5) & (table["high"] >= 0.5)]
+        lines.append(
+            f"- **{label}: blue can open where the chances are about even.** "
+            f"{len(even)} first moves have 95% intervals that contain 1/2"
+            + (f": {', '.join(even.sort_values('rank')['name'])}." if len(even) else ".")
+            + f" Yellow should swap {100 * table['swap'].mean():.0f}% of first moves."
+        )
+    lines += [
+        "",
+        "## Every first move",
+        "",
+        f"Ordered by fairness in {labels[0]} (rank 1 = v nearest 1/2). 'games' are pooled "
+        "with the mirror cell's; a decision with '?' has an interval touching 1/2.",
+        "",
+    ]
+    head = "| rank | cell | " + " | ".join(
+        f"v {label} | 95% interval | games | decision" for label in labels
+    )
+    head += " | head |" if net_table is not None else " |"
+    lines.append(head)
+    lines.append("|" + "---|" * (head.count("|") - 1))
+    decisions = {label: _decision(t) for label, t in tables.items()}
+    for cell in first.sort_values("rank").index:
+        cells = [f"{first.at[cell, 'rank']}", first.at[cell, "name"]]
+        for label in labels:
+            row = tables[label].loc[cell]
+            cells += [f"{row.v:.3f}", _interval(row), f"{int(row.games)}", decisions[label][cell]]
+        if net_table is not None:
+            cells.append(f"{net_table.at[cell, 'v']:.3f}")
+        if first.at[cell, "name"] in agreement.disagree:
+            cells[1] += " (x)"
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
