@@ -245,6 +245,38 @@ def test_a_board_size_curriculum_moves_the_net_to_larger_boards_and_resumes_exac
         make_config(tmp_path, **{"curriculum.sides": [3, 4], "curriculum.until": [5]})
 
 
+def test_a_run_that_ends_inside_its_curriculum_saves_and_plays_on_its_own_side(
+    tmp_path, make_config, monkeypatch, capsys
+):
+    """Out of iterations (or minutes) on a smaller board: the last checkpoint and the closing
+    match are on the run's side, and resuming goes back to the curriculum's stage."""
+    import trapy_rl.train.evaluation as evaluation
+
+    sides = []
+    real_evaluate = evaluation.evaluate
+
+    def evaluate(agent, board, **kwargs):
+        sides.append(board.side)
+        return real_evaluate(agent, board, **kwargs)
+
+    monkeypatch.setattr(evaluation, "evaluate", evaluate)
+    options = {"curriculum.sides": [3], "curriculum.until": [5]}
+    cfg = make_config(
+        tmp_path / "run",
+        iterations=2,
+        **options,
+        **{"eval.final_games": 2, "eval.final_opponents": ["random"]},
+    )
+    result = train(cfg)
+    assert "ended on side 3, before its side-4 stage" in capsys.readouterr().out
+    assert load_checkpoint(result.checkpoint)["side"] == 4 and sides == [4]
+    more = make_config(tmp_path / "run", iterations=3, resume=str(tmp_path / "run"), **options)
+    assert train(more).iterations == 3
+    out = capsys.readouterr().out
+    assert "resumed from" in out and "curriculum: side 3 from iteration 2" in out  # back to 3
+    assert load_checkpoint(tmp_path / "run" / "checkpoints" / "latest.pt")["side"] == 4
+
+
 def test_a_wall_clock_budget_stops_the_run_and_is_recorded(tmp_path, make_config):
     result = train(make_config(tmp_path, iterations=1000, minutes=1e-9))
     assert result.iterations == 1  # the budget is checked between iterations

@@ -177,6 +177,16 @@ def train(cfg: TrainConfig) -> TrainResult:
             raise
         result.stopped_by, result.exit_code = stop.signal, stop.exit_code
     reporter.close_progress()
+    if stop.signal is None and run.board.side != cfg.side:
+        # Out of time or iterations before the curriculum reached the run's own side: the
+        # net (fully convolutional) moves there, so that the last checkpoint and the closing
+        # matches are on the board the run is for.
+        print(
+            f"curriculum: the run ended on side {run.board.side}, before its side-{cfg.side} stage",
+            flush=True,
+        )
+        _set_side(run, cfg.side)
+        saved_at = -1
     if saved_at != run.counters["iteration"]:
         result.checkpoint = run.save(result.stopped_by or "final")
     result.checkpoint = result.checkpoint or run.run_dir / CHECKPOINT_DIR / "latest.pt"
@@ -254,9 +264,13 @@ def _resume(run: _Run, path: str) -> None:
         raise CheckpointError(
             f"{payload['path']}: not a checkpoint of a training run (lacks {', '.join(missing)})"
         )
-    # The side of the last iteration played: the next one moves on if the curriculum does.
+    # The side of the last iteration played: the next one moves on if the curriculum does. A
+    # run that ended before its curriculum's last stage saved its last checkpoint on its own
+    # side (`train`); the next iteration goes back to the stage's side.
     iteration = int(payload["counters"].get("iteration", 0))
     side = run.cfg.curriculum.side_at(max(iteration - 1, 0), run.cfg.side)
+    if int(payload["side"]) == run.cfg.side:
+        side = run.cfg.side
     check_compatible(payload, side=side, model=run.cfg.model)
     saved_optimizer = ((payload.get("config") or {}).get("optim") or {}).get("name")
     if saved_optimizer not in (None, run.cfg.optim.name):

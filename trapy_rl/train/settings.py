@@ -273,9 +273,13 @@ class CurriculumSettings:
     one set of weights learns on small boards first and on the run's own ``side`` after.
 
     Side ``sides[i]`` is played until iteration ``until[i]`` (the iterations increasing), the
-    run's ``side`` from the last of them on. At each change self-play starts new games and the
-    replay window starts empty (its positions do not fit the new board); the net and the
-    optimiser carry over. Empty: the run's side throughout.
+    run's ``side`` from the last of them on; a stage whose side is not smaller than the run's
+    is skipped (a curriculum climbs to the run's board, so ``side=5`` with the default
+    curriculum trains on side 5 throughout). At each change self-play starts new games and
+    the replay window starts empty (its positions do not fit the new board); the net and the
+    optimiser carry over. A run that ends (out of minutes or iterations) before its last stage
+    moves to its own side for the last checkpoint and the closing matches. Empty: the run's
+    side throughout.
     """
 
     sides: tuple[int, ...] = ()
@@ -297,7 +301,7 @@ class CurriculumSettings:
         """The side played at ``iteration`` (0-based) of a run whose own side is
         ``final_side``."""
         for side, until in zip(self.sides, self.until):
-            if iteration < until:
+            if iteration < until and side < final_side:
                 return side
         return final_side
 
@@ -325,7 +329,10 @@ class TrainConfig:
     logger: LoggerSettings = field(default_factory=LoggerSettings)
     eval: EvalSettings = field(default_factory=EvalSettings)
     checkpoint: CheckpointSettings = field(default_factory=CheckpointSettings)
-    curriculum: CurriculumSettings = field(default_factory=CurriculumSettings)
+    # configs/curriculum/short.yaml: sides 5 and 7 first (BENCHMARKS.md, the default run)
+    curriculum: CurriculumSettings = field(
+        default_factory=lambda: CurriculumSettings(sides=(5, 7), until=(120, 240))
+    )
     ray: RaySettings = field(default_factory=RaySettings)
 
     def __post_init__(self) -> None:
