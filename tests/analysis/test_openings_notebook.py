@@ -10,6 +10,7 @@ nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")
 
 NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "opening_swap_values.ipynb"
+DOCS = NOTEBOOK.parents[1] / "docs"
 SMALL = """checkpoint = None
 side = 3
 simulations = 40
@@ -17,6 +18,7 @@ rollouts = 2
 playouts = 200
 seed = 0
 cache_dir = None
+played_maps = None
 """
 
 
@@ -25,6 +27,11 @@ SHIPPED = (
     SMALL.replace("checkpoint = None", 'checkpoint = "pretrained"')
     .replace("side = 3", "side = 10")
     .replace("simulations = 40", "simulations = 4")
+    .replace(
+        "played_maps = None",
+        f"played_maps = {{'seed 0': {str(DOCS / 'openings-seed_0.csv')!r}, "
+        f"'seed 1': {str(DOCS / 'openings-seed_1.csv')!r}}}",
+    )
 )
 
 
@@ -34,7 +41,7 @@ def test_the_notebook_executes_with_small_settings(tmp_path, settings):
     tagged = [c for c in notebook.cells if "parameters" in c.metadata.get("tags", [])]
     assert len(tagged) == 1
     names = {line.split("=")[0].strip() for line in tagged[0].source.splitlines() if "=" in line}
-    assert {"checkpoint", "side", "simulations", "playouts"} <= names
+    assert {"checkpoint", "side", "simulations", "playouts", "played_maps"} <= names
     tagged[0].source = settings
     client = nbclient.NotebookClient(
         notebook,
@@ -50,6 +57,9 @@ def test_the_notebook_executes_with_small_settings(tmp_path, settings):
         for output in cell.outputs
     )
     assert "Spearman rank correlation" in text and "Mann-Whitney" in text
+    if "seed_0" in settings:  # the played maps of docs/openings.md, their claims tested
+        assert "seed 0 against seed 1" in text and "swap decisions:" in text
+        assert "the value head against play" in text and "interval containing 1/2" in text
     images = [
         output
         for cell in notebook.cells

@@ -309,3 +309,19 @@ print("returned")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0 and done.stdout.strip() == "returned", done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_collapse_warnings_wait_until_new_games_can_have_ended(tmp_path, make_config, monkeypatch):
+    """Just after self-play starts new games (the run's start, a change of side) only short
+    games have ended: the collapse check waits `games_settle_iterations` iterations."""
+    import trapy_rl.train.loop as loop
+    from trapy_rl.train.report import Reporter
+
+    monkeypatch.setattr(loop, "collapse_warnings", lambda metrics, board: {"game_length": "x"})
+    warned = []
+    monkeypatch.setattr(Reporter, "warn", lambda self, warnings, iteration: warned.append(iteration))
+    options = {"curriculum.sides": [3], "curriculum.until": [4]}
+    train(make_config(tmp_path, iterations=9, **options))
+    # moves_per_iteration 10: side 3 (12 cells) settles after 2 iterations, side 4 (22) after 3;
+    # side 3 plays iterations 1-4, side 4 from the 5th (its games begin at 4).
+    assert warned == [3, 4, 8, 9]

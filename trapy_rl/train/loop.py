@@ -54,7 +54,7 @@ from trapy_rl.train.interrupt import StopRequest
 from trapy_rl.train.learner import Learner
 from trapy_rl.train.replay import ReplayBuffer
 from trapy_rl.train.report import Reporter
-from trapy_rl.train.resign import ResignCalibrator, collapse_warnings
+from trapy_rl.train.resign import ResignCalibrator, collapse_warnings, games_settle_iterations
 from trapy_rl.train.settings import TrainConfig
 from trapy_rl.train.workers import SelfPlayBackend, make_selfplay_backend
 
@@ -114,6 +114,8 @@ class _Run:
     # Training wall-clock summed over the iterations, resumed runs included. Kept apart from
     # the counters, which a resumed run reproduces exactly.
     seconds: float = 0.0
+    # The iteration the current self-play games began (0, or a curriculum's change of side).
+    games_began: int = 0
 
     def save(self, reason: str) -> Path:
         cfg, counters = self.cfg, self.counters
@@ -317,6 +319,7 @@ def _set_side(run: _Run, side: int) -> None:
     run.replay = ReplayBuffer(run.board, cfg.replay.capacity)
     run.selfplay = make_selfplay_backend(run.net, run.evaluator, run.board, cfg)
     run.starts = load_starts(run.board) if cfg.eval.every else ()
+    run.games_began = run.counters["iteration"]
     print(f"curriculum: side {side} from iteration {run.counters['iteration']}", flush=True)
 
 
@@ -362,7 +365,9 @@ def _iterate(run: _Run, reporter: Reporter) -> dict[str, float]:
     metrics["perf/iteration_s"] = time.perf_counter() - started
     run.seconds += metrics["perf/iteration_s"]
     reporter.log(metrics, counters, run.seconds)
-    reporter.warn(collapse_warnings(metrics, run.board), counters["iteration"])
+    since = counters["iteration"] - run.games_began
+    if since > games_settle_iterations(run.board, cfg.selfplay.moves_per_iteration):
+        reporter.warn(collapse_warnings(metrics, run.board), counters["iteration"])
     return metrics
 
 

@@ -9,13 +9,15 @@ root value each winner of a played-out game saw, and sets the threshold to the
 resigned. The threshold never rises above 0 (a player does not resign while it expects to win).
 
 `collapse_warnings` reads an iteration's metrics and says, in words, when games or the value
-loss have collapsed.
+loss have collapsed; the loop asks it only once the games have settled
+(`games_settle_iterations`), since just after new games start only short ones have ended.
 
 Shapes: W values in the window.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -23,7 +25,7 @@ import numpy as np
 from trapy_rl.game.board import Board
 from trapy_rl.train.selfplay import GameRecord
 
-__all__ = ["ResignCalibrator", "collapse_warnings"]
+__all__ = ["ResignCalibrator", "collapse_warnings", "games_settle_iterations"]
 
 
 class ResignCalibrator:
@@ -69,6 +71,18 @@ class ResignCalibrator:
     def load_state_dict(self, state: dict) -> None:
         self.threshold = float(state["threshold"])
         self.winner_mins = np.asarray(state["winner_mins"], dtype=np.float32)
+
+
+def games_settle_iterations(board: Board, moves_per_iteration: int) -> int:
+    """Iterations after self-play starts new games (a run's start, a curriculum's change of
+    side) before its game lengths mean anything: until then only the games that end early
+    can have ended, so the mean length is short whatever the net does. A game may last the
+    board's cells plus the swap; each iteration plays ``moves_per_iteration`` moves a game.
+
+    >>> games_settle_iterations(Board(10), 16)
+    10
+    """
+    return math.ceil((board.num_cells + 1) / moves_per_iteration)
 
 
 def collapse_warnings(metrics: dict[str, float], board: Board) -> dict[str, str]:
