@@ -319,7 +319,7 @@ def test_collapse_warnings_wait_until_new_games_can_have_ended(tmp_path, make_co
 
     monkeypatch.setattr(loop, "collapse_warnings", lambda metrics, board: {"game_length": "x"})
     warned = []
-    monkeypatch.setattr(Reporter, "warn", lambda self, warnings, iteration: warned.append(iteration))
+    monkeypatch.setattr(Reporter, "warn", lambda self, warnings, it: warned.append(it))
     options = {"curriculum.sides": [3], "curriculum.until": [4]}
     train(make_config(tmp_path, iterations=9, **options))
     # moves_per_iteration 10: side 3 (12 cells) settles after 2 iterations, side 4 (22) after 3;
