@@ -188,7 +188,9 @@ def _markdown(
     key = first.attrs["key"]
     fair = first.sort_values("rank").head(max(key["refine_fairest"], 1))
     widths = (fair["high"] - fair["low"]) / 2
-    games = {label: int(t["games"].sum() // 1) for label, t in tables.items()}
+    # The tables' games are pooled with the mirror cell's: count each pair once.
+    one_of_each = np.arange(board.num_cells) <= board.mirror_cells
+    games = {label: int(t["games"][one_of_each].sum()) for label, t in tables.items()}
     lines = [
         f"# Trap Y openings: which first moves are fair (side {board.side})",
         "",
