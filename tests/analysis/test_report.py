@@ -51,6 +51,7 @@ def test_the_report_compares_two_maps_and_writes_every_cell(tmp_path):
         report.tables["a"]["name"]
     )
     assert "Mann-Whitney" in text and "contain 1/2" in text
+    assert text.count("minutes of training clock") == 2  # each net's training record
     for picture in ("map", "fairest"):
         assert report.paths[picture].stat().st_size > 10_000
     # The tables are cached: a second report plays no games and says the same.

@@ -170,6 +170,24 @@ def _draw_maps(tables, board: Board, agreement: MapAgreement, labels):
     return fig
 
 
+def _training_line(spec: str) -> str:
+    """How the net of an agent spec was trained, from its checkpoint ('' for other agents)."""
+    from trapy_rl.agents.network import checkpoint_file
+    from trapy_rl.nn.checkpoint import load_checkpoint
+
+    path = checkpoint_file(spec)
+    if path is None:
+        return f"`{spec}` (no net)"
+    payload = load_checkpoint(path)
+    counters, config = payload.get("counters") or {}, payload.get("config") or {}
+    minutes = float((payload.get("clock") or {}).get("seconds", 0.0)) / 60
+    return (
+        f"`{spec}`: the side-{payload['side']} net of a run with seed {config.get('seed')}, "
+        f"{minutes:.0f} minutes of training clock, {int(counters.get('iteration', 0)):,} "
+        f"iterations, {int(counters.get('games', 0)):,} self-play games"
+    )
+
+
 def _interval(row) -> str:
     return f"[{row.low:.2f}, {row.high:.2f}]" if np.isfinite(row.low) else "-"
 
@@ -223,6 +241,8 @@ def _markdown(
             f"- **The value head** of `{net}` on the same positions, one call, no search: "
             f"the column 'head' below."
         )
+    for agent, label in zip(agents, labels):
+        lines.append(f"- **{label}**: {_training_line(agent)}")
     lines += [
         "",
         "Reproduce (hours on a CPU; the tables are cached, so a second run only redraws):",
