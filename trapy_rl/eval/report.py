@@ -113,7 +113,13 @@ def plot_elo_curve(
             )
         level = f"{math.erf(ratings.z / math.sqrt(2.0)):.0%}"
         axes.set_xlabel(x_label)
-        axes.set_ylabel(f"Elo ({ratings.names[ratings.anchor]} = 0), {level} intervals")
+        anchor = ratings.names[ratings.anchor]
+        scale = (  # a pool fixes its members' ratings: its scale, not the anchor at 0
+            f"the pool's scale, {anchor} = {ratings.ratings[ratings.anchor]:.0f}"
+            if ratings.fixed
+            else f"{anchor} = 0"
+        )
+        axes.set_ylabel(f"Elo ({scale}), {level} intervals")
         axes.set_title(title or f"Elo against {x_label.split(' (')[0]}")
         axes.grid(alpha=0.3)
     return path
