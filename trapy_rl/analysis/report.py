@@ -253,7 +253,7 @@ def _markdown(
         "",
         "## Do two nets agree?",
         "",
-        f"{labels[0]} and {labels[1]} were trained by the same recipe with different seeds.",
+        f"{labels[0]} and {labels[1]} are nets of two independent training runs (above).",
         "",
         f"- Spearman's rho of the two maps over the {board.num_cells} cells: "
         f"**{agreement.spearman:.3f}** (p = {agreement.spearman_p:.1e}); mean |difference| "
