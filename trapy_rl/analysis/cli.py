@@ -16,7 +16,6 @@ it was computed with), ``openings_<estimator>.png`` (the map),
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -70,7 +69,7 @@ def run(cfg: DictConfig | OpeningsConfig, out_dir: str | Path) -> dict[str, Path
         ``{"csv", "json", "map", "ranking", "summary"}`` -> the paths written.
     """
     from trapy_rl.analysis.figures import draw_opening_map, draw_ranking, ranking_text
-    from trapy_rl.analysis.openings import estimate_openings
+    from trapy_rl.analysis.openings import estimate_openings, write_opening_table
     from trapy_rl.analysis.summary import summarize
     from trapy_rl.game.board import Board
 
@@ -95,17 +94,14 @@ def run(cfg: DictConfig | OpeningsConfig, out_dir: str | Path) -> dict[str, Path
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     stem = f"openings_{cfg.estimator}"
+    csv_path, json_path = write_opening_table(table, out / stem)
     paths = {
-        "csv": out / f"{stem}.csv",
-        "json": out / f"{stem}.json",
+        "csv": csv_path,
+        "json": json_path,
         "map": out / f"{stem}.png",
         "ranking": out / f"{stem}_ranking.png",
         "summary": out / "summary.txt",
     }
-    table.to_csv(paths["csv"], index=False)
-    rows = table.astype(object).where(table.notna(), None).to_dict(orient="records")  # NaN: null
-    document = {"settings": table.attrs["key"], "rows": rows}
-    paths["json"].write_text(json.dumps(document, indent=1, allow_nan=False) + "\n")
     settings = ", ".join(
         f"{k}={v['spec'] if k in ('agent', 'opponent') else v}"
         for k, v in table.attrs["key"].items()

@@ -48,6 +48,7 @@ __all__ = [
     "estimate_openings",
     "opening_table",
     "read_opening_table",
+    "write_opening_table",
 ]
 
 ESTIMATORS = ("net", "search", "rollout", "playout")
@@ -340,6 +341,23 @@ def read_opening_table(source: str | os.PathLike | io.StringIO) -> tuple[Board, 
         return board, opening_table(v, board, low=low, high=high, games=games.astype(np.int64))
     except ValueError as error:
         raise ValueError(f"{name}: {error}") from None
+
+
+def write_opening_table(table: pd.DataFrame, stem: str | os.PathLike) -> tuple[Path, Path]:
+    """Write an opening table as ``<stem>.csv`` (what `read_opening_table` reads) and
+    ``<stem>.json``: ``{"settings": the estimator's cache key, "rows": one object per cell}``,
+    NaN written as null.
+
+    Returns:
+        (the CSV's path, the JSON's path).
+    """
+    stem = Path(stem)
+    csv_path, json_path = stem.with_name(stem.name + ".csv"), stem.with_name(stem.name + ".json")
+    table.to_csv(csv_path, index=False)
+    rows = table.astype(object).where(table.notna(), None).to_dict(orient="records")
+    document = {"settings": table.attrs.get("key"), "rows": rows}
+    json_path.write_text(json.dumps(document, indent=1, allow_nan=False) + "\n")
+    return csv_path, json_path
 
 
 def _read_table(path: Path, board: Board) -> pd.DataFrame:

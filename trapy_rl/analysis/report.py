@@ -17,7 +17,6 @@ as well, and writes into a folder:
 
 from __future__ import annotations
 
-import json
 import re
 import shlex
 import sys
@@ -31,7 +30,7 @@ from scipy.stats import spearmanr
 
 from trapy_rl.analysis.agreement import MapAgreement, compare_maps, sure_of_decision
 from trapy_rl.analysis.figures import draw_opening_map, draw_ranking
-from trapy_rl.analysis.openings import estimate_openings
+from trapy_rl.analysis.openings import estimate_openings, write_opening_table
 from trapy_rl.analysis.summary import OpeningSummary, summarize
 from trapy_rl.game.board import Board
 
@@ -119,12 +118,7 @@ def opening_report(
     paths: dict[str, Path] = {}
     for label, table in tables.items():
         stem = out / f"openings-{re.sub(r'[^A-Za-z0-9]+', '_', label).strip('_')}"
-        paths[f"csv-{label}"] = stem.with_suffix(".csv")
-        table.to_csv(paths[f"csv-{label}"], index=False)
-        rows = table.astype(object).where(table.notna(), None).to_dict(orient="records")
-        document = {"settings": table.attrs["key"], "rows": rows}
-        paths[f"json-{label}"] = stem.with_suffix(".json")
-        paths[f"json-{label}"].write_text(json.dumps(document, indent=1, allow_nan=False) + "\n")
+        paths[f"csv-{label}"], paths[f"json-{label}"] = write_opening_table(table, stem)
     paths["map"] = out / "openings-map.png"
     _draw_maps(tables, board, agreement, labels).savefig(paths["map"], dpi=130)
     paths["fairest"] = out / "openings-fairest.png"
