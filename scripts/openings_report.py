@@ -54,8 +54,10 @@ def main(argv: list[str] | None = None) -> None:
             half_width=args.half_width,
             seed=args.seed,
             cache_dir=None if args.cache_dir == "null" else args.cache_dir,
-            command="python scripts/openings_report.py "
-            + " ".join(shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv)),
+            command=" ".join(
+                ["python scripts/openings_report.py"]
+                + [shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv)]
+            ),
         )
         print(report.agreement)
         for name, path in report.paths.items():

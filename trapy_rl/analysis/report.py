@@ -120,7 +120,7 @@ def opening_report(
         stem = out / f"openings-{re.sub(r'[^A-Za-z0-9]+', '_', label).strip('_')}"
         paths[f"csv-{label}"], paths[f"json-{label}"] = write_opening_table(table, stem)
     paths["map"] = out / "openings-map.png"
-    _draw_maps(tables, board, agreement, labels).savefig(paths["map"], dpi=130)
+    _draw_maps(tables, board, agreement, labels).savefig(paths["map"], dpi=130, bbox_inches="tight")
     paths["fairest"] = out / "openings-fairest.png"
     draw_ranking(
         first,
