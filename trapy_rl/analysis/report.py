@@ -26,7 +26,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from scipy.stats import spearmanr
 
 from trapy_rl.analysis.agreement import MapAgreement, compare_maps, sure_of_decision
 from trapy_rl.analysis.figures import draw_opening_map, draw_ranking
@@ -263,12 +262,11 @@ def _markdown(
     ]
     if net_agreement is not None:
         error = np.abs(net_table["v"].to_numpy() - first["v"].to_numpy())
-        rho = spearmanr(net_table["v"], first["v"]).statistic
         lines += [
             "",
             f"**The value head against play ({labels[0]}).** Mean |error| {error.mean():.3f}, "
-            f"largest {error.max():.3f}; Spearman's rho {rho:.3f}; it says swap for "
-            f"{100 * net_table['swap'].mean():.0f}% of first moves, play says "
+            f"largest {error.max():.3f}; Spearman's rho {net_agreement.spearman:.3f}; it says "
+            f"swap for {100 * net_table['swap'].mean():.0f}% of first moves, play says "
             f"{100 * first['swap'].mean():.0f}%. The head's numbers are not a substitute "
             "for play.",
         ]
