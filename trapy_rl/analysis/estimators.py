@@ -330,10 +330,7 @@ def refine_fairest(
     Raises:
         ValueError: for a bad setting, or a cell without games.
     """
-    if isinstance(fairest, bool) or not isinstance(fairest, (int, np.integer)) or fairest < 0:
-        raise ValueError(f"fairest must be an integer >= 0, got {fairest!r}")
-    if not 0.0 < half_width < 0.5:
-        raise ValueError(f"half_width must be in (0, 0.5), got {half_width!r}")
+    check_refinement(fairest, half_width)
     _check_positive(max_games, "max_games")
     wins = _check_cells_array(wins, board, "wins").astype(np.int64)
     games = _check_cells_array(games, board, "games").astype(np.int64)
@@ -375,6 +372,16 @@ def refine_fairest(
 
 
 # ---------------------------------------------------------------------- checks
+
+
+def check_refinement(fairest: Any, half_width: Any, *, name: str = "fairest") -> None:
+    """Raise ValueError unless ``fairest`` (called ``name`` in the message) is an integer >= 0
+    and ``half_width`` a number in (0, 1/2): the settings of `refine_fairest`."""
+    if isinstance(fairest, bool) or not isinstance(fairest, (int, np.integer)) or fairest < 0:
+        raise ValueError(f"{name} must be an integer >= 0, got {fairest!r}")
+    number = isinstance(half_width, (int, float, np.number)) and not isinstance(half_width, bool)
+    if not number or not 0 < half_width < 0.5:
+        raise ValueError(f"half_width must be a number in (0, 0.5), got {half_width!r}")
 
 
 def _check_cells_array(values: Any, board: Board, what: str) -> np.ndarray:

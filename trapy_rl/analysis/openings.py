@@ -27,6 +27,7 @@ from trapy_rl.agents.rollout import RolloutEvaluator
 from trapy_rl.analysis.estimators import (
     _check_cells_array,
     _check_positive,
+    check_refinement,
     mirror_pool,
     net_values,
     playout_counts,
@@ -229,11 +230,7 @@ def _cache_key(*, board: Board, estimator: str, checkpoint_file: Path | None, **
     """The settings that determine an estimator's result (and nothing else)."""
     _check_positive(settings["rollouts"], "rollouts")
     _check_positive(settings["playouts"], "playouts")
-    refine, half = settings["refine_fairest"], settings["half_width"]
-    if isinstance(refine, bool) or not isinstance(refine, (int, np.integer)) or refine < 0:
-        raise ValueError(f"refine_fairest must be an integer >= 0, got {refine!r}")
-    if isinstance(half, bool) or not isinstance(half, (int, float)) or not 0 < half < 0.5:
-        raise ValueError(f"half_width must be a number in (0, 0.5), got {half!r}")
+    check_refinement(settings["refine_fairest"], settings["half_width"], name="refine_fairest")
     used = {
         "net": (),
         "search": ("simulations", "c_puct") + (() if checkpoint_file else ("rollouts",)),

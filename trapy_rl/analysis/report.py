@@ -164,7 +164,8 @@ def _draw_maps(tables, board: Board, agreement: MapAgreement, labels):
 
 
 def _training_line(spec: str) -> str:
-    """How the net of an agent spec was trained, from its checkpoint ('' for other agents)."""
+    """How the net of an agent spec was trained, from its checkpoint (for an agent without a
+    net, the spec and "no net")."""
     from trapy_rl.agents.network import checkpoint_file
     from trapy_rl.nn.checkpoint import load_checkpoint
 
@@ -284,7 +285,7 @@ def _markdown(
         )
     for label in labels:
         table = tables[label]
-        even = table[(table["low"] <= 0.5) & (table["high"] >= 0.5)]
+        even = table[~sure_of_decision(table)]  # intervals containing 1/2
         lines.append(
             f"- **{label}: blue can open where the chances are about even.** "
             f"{len(even)} first moves have 95% intervals that contain 1/2"
