@@ -47,12 +47,12 @@ train: venv
 # Elo-against-minutes curve, about 4 minutes a checkpoint), the last one on the whole side-10
 # pool (uct:5000 included), and the last one against the net of the earlier recipe trained for
 # the same two hours (REFERENCE): 100 games from random first stones, colours exchanged.
-# BENCHMARKS.md has the figures.
+# BENCHMARKS.md has the figures. Another seed: make long-run ARGS="seed=1" LONG_RUN=outputs/long-run-1
 LONG_RUN ?= outputs/long-run
 LONG_RUN_MINUTES ?= 120
 REFERENCE ?= benchmarks/reference/side10_today_120min.pt
 long-run: venv
-	$(VENV)/bin/trapy-train experiment=trapy_cpu minutes=$(LONG_RUN_MINUTES) hydra.run.dir=$(LONG_RUN)
+	$(VENV)/bin/trapy-train experiment=trapy_cpu minutes=$(LONG_RUN_MINUTES) $(ARGS) hydra.run.dir=$(LONG_RUN)
 	$(VENV)/bin/trapy-eval run=$(LONG_RUN) mode=benchmark "pool_members=[uct:1000]" \
 		num_simulations=200 games=40 out=$(LONG_RUN)/curve
 	$(VENV)/bin/trapy-eval run=$(LONG_RUN) mode=benchmark "checkpoints=[-1]" \
