@@ -168,6 +168,24 @@ def test_run_errors(tmp_path) -> None:
         evaluate(config(f"run={tmp_path / 'missing'}", f"out={tmp_path}"))
 
 
+def test_a_curriculum_run_is_rated_on_its_own_side(tmp_path, capsys) -> None:
+    """A run that learned on side 3 first (a curriculum) and then on side 4: its side-4
+    checkpoints are rated, the side-3 ones left out and said so; choosing one is an error."""
+    run = tmp_path / "run"
+    for iteration, side in ((1, 3), (2, 4), (3, 4)):
+        write_tiny_run_checkpoint(run, iteration, side=side, step=10 * iteration)
+    overrides = [f"run={run}", "games=2", "num_simulations=2", "baselines=[random]"]
+    result = evaluate(config(*overrides, "device=cpu", "progress=false", f"out={tmp_path / 'a'}"))
+    assert result.side == 4 and [s for s in result.specs if "ckpt_" in s] == [
+        f"mcts:{run / 'checkpoints' / f'ckpt_00000{i}.pt'}:2,device=cpu" for i in (2, 3)
+    ]
+    assert "left out 1 of sides [3] (a curriculum's boards)" in capsys.readouterr().out
+    with pytest.raises(ValueError, match=r"checkpoints \[1\] are of side \[3\], not 4"):
+        evaluate(config(*overrides, "checkpoints=[1,3]", f"out={tmp_path / 'b'}"))
+    with pytest.raises(ValueError, match="trains on side 4"):
+        evaluate(config(*overrides, "side=5", f"out={tmp_path / 'c'}"))
+
+
 def test_command_line_writes_into_the_hydra_folder(tmp_path) -> None:
     folder = tmp_path / "hydra_run"
     completed = subprocess.run(

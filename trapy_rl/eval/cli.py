@@ -228,13 +228,27 @@ def _run_agents(cfg) -> tuple[int, list[tuple[str, float]], str]:
             found = [c.iteration for c in checkpoints]
             raise ValueError(f"{cfg.run}: no checkpoints of iterations {missing}; it has {found}")
         checkpoints = [c for c in checkpoints if c.iteration in wanted]
-    sides = sorted({checkpoint.side for checkpoint in checkpoints})
-    if len(sides) > 1:
-        raise ValueError(f"{cfg.run}: checkpoints of several board sides {sides}")
-    if side is not None and side != sides[0]:
+    # A curriculum's checkpoints on smaller boards are not rated on the run's own side (the
+    # newest checkpoint's): unchosen ones are left out, chosen ones are an error.
+    own = checkpoints[-1].side if side is None else int(side)
+    others = [c for c in checkpoints if c.side != own]
+    if len(others) == len(checkpoints):
+        sides = sorted({c.side for c in checkpoints})
         raise ValueError(
-            f"side={side}, but the run {cfg.run} trains on side {sides[0]} (leave side unset)"
+            f"side={side}, but the run {cfg.run} trains on side {sides[-1]} (leave side unset)"
         )
+    if others and cfg.checkpoints:
+        raise ValueError(
+            f"{cfg.run}: checkpoints {[c.iteration for c in others]} are of side "
+            f"{sorted({c.side for c in others})}, not {own} (a curriculum's smaller boards)"
+        )
+    if others:
+        print(
+            f"rating the {len(checkpoints) - len(others)} checkpoints of side {own}; left out "
+            f"{len(others)} of sides {sorted({c.side for c in others})} (a curriculum's boards)",
+            flush=True,
+        )
+        checkpoints = [c for c in checkpoints if c.side == own]
     timed = all(c.minutes is not None for c in checkpoints)
     curve = [
         (
@@ -243,7 +257,7 @@ def _run_agents(cfg) -> tuple[int, list[tuple[str, float]], str]:
         )
         for c in checkpoints
     ]
-    return sides[0], curve, "training minutes" if timed else "training step (gradient steps)"
+    return own, curve, "training minutes" if timed else "training step (gradient steps)"
 
 
 def _head_to_head(cfg, rated, pooled: TournamentResult, board, starts, cache) -> list[str]:
