@@ -232,20 +232,21 @@ def _run_agents(cfg) -> tuple[int, list[tuple[str, float]], str]:
     # newest checkpoint's): unchosen ones are left out, chosen ones are an error.
     own = checkpoints[-1].side if side is None else int(side)
     others = [c for c in checkpoints if c.side != own]
+    other_sides = sorted({c.side for c in others})
     if len(others) == len(checkpoints):
-        sides = sorted({c.side for c in checkpoints})
         raise ValueError(
-            f"side={side}, but the run {cfg.run} trains on side {sides[-1]} (leave side unset)"
+            f"side={side}, but the run {cfg.run} trains on side {other_sides[-1]} "
+            "(leave side unset)"
         )
     if others and cfg.checkpoints:
         raise ValueError(
             f"{cfg.run}: checkpoints {[c.iteration for c in others]} are of side "
-            f"{sorted({c.side for c in others})}, not {own} (a curriculum's smaller boards)"
+            f"{other_sides}, not {own} (a curriculum's smaller boards)"
         )
     if others:
         print(
             f"rating the {len(checkpoints) - len(others)} checkpoints of side {own}; left out "
-            f"{len(others)} of sides {sorted({c.side for c in others})} (a curriculum's boards)",
+            f"{len(others)} of sides {other_sides} (a curriculum's boards)",
             flush=True,
         )
         checkpoints = [c for c in checkpoints if c.side == own]
