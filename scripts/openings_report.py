@@ -26,10 +26,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--nets",
         nargs=2,
-        default=["pretrained", "pretrained_seed2"],
+        default=["pretrained", "pretrained_seed1"],
         help="two checkpoints or shipped names (default: the two shipped nets)",
     )
-    parser.add_argument("--labels", nargs=2, default=["seed 0", "seed 2"])
+    parser.add_argument("--labels", nargs=2, default=["seed 0", "seed 1"])
     parser.add_argument("--simulations", type=int, default=64)
     parser.add_argument("--side", type=int, default=10)
     parser.add_argument("--playouts", type=int, default=16, help="games per cell at first")
