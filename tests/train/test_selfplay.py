@@ -2,6 +2,7 @@ import numpy as np
 import pytest
 
 from trapy_rl.game import BLUE, YELLOW, BatchGame, Board, GameState, encode_planes
+from trapy_rl.game.planes import PLANE_NAMES
 from trapy_rl.mcts import SearchSettings
 from trapy_rl.nn import UniformEvaluator
 from trapy_rl.train.selfplay import SelfPlay
@@ -233,6 +234,52 @@ def test_playout_cap_randomization_records_only_the_full_searches():
     assert 8 * 60 * 2 < sims < 8 * 60 * 16 and result.stats.moves == 8 * 60
     with pytest.raises(ValueError, match="full_search_share"):
         SelfPlaySettings(full_search_share=0.0)
+
+
+class SwapBiasedEvaluator(UniformEvaluator):
+    """A uniform prior but for the swap, whose logit is ``swap_logit`` (+20: the search
+    always swaps; -20: it never does)."""
+
+    def __init__(self, swap_logit: float):
+        self.swap_logit = swap_logit
+
+    def __call__(self, batch, games):
+        logits, values = super().__call__(batch, games)
+        swap = batch.board.swap_action
+        logits[:, swap] = np.where(np.isfinite(logits[:, swap]), self.swap_logit, -np.inf)
+        return logits, values
+
+
+@pytest.mark.parametrize("swap_logit", [20.0, -20.0], ids=["always-swaps", "never-swaps"])
+def test_swap_coins_play_both_branches_whatever_the_search_prefers(swap_logit):
+    board = Board(3)
+    swapped = {}
+    for share in (0.0, 1.0):
+        selfplay = make_selfplay(
+            board,
+            num_games=16,
+            evaluator=SwapBiasedEvaluator(swap_logit),
+            swap_coin_share=share,
+            temperature_moves=1,  # the search's decision is its most visited action
+        )
+        result = selfplay.play(80, seed=5)
+        for record in result.records:  # legal games to the end, by the reference rules
+            state = GameState(board)
+            for action in record.moves:
+                state.play(action)
+            assert state.winner == record.winner
+        decisions = [r.moves[1] == board.swap_action for r in result.records]
+        swapped[share] = (sum(decisions), len(decisions))
+        # the decision's policy target is the search's own, coin or not
+        second = result.samples.planes[:, PLANE_NAMES.index("swap_allowed")].max(axis=(1, 2)) > 0
+        targets = result.samples.policies[second, board.swap_action]
+        assert ((targets > 0.5) if swap_logit > 0 else (targets < 0.5)).all()
+    wins, games = swapped[0.0]  # no coins: the search decides (its root noise aside)
+    assert (wins / games > 0.9) if swap_logit > 0 else (wins / games < 0.1)
+    wins, games = swapped[1.0]
+    assert games >= 40 and 0.3 < wins / games < 0.7  # every decision a coin: about half
+    with pytest.raises(ValueError, match="swap_coin_share"):
+        SelfPlaySettings(swap_coin_share=1.5)
 
 
 def test_ownership_targets_are_the_final_stones_of_games_played_out():

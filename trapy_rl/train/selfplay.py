@@ -284,6 +284,8 @@ class SelfPlay:
             else:
                 temperatures = np.where(ply < self.settings.temperature_moves, 1.0, 0.0)
                 actions = _choose_actions(visits, temperatures, rng)
+            if self.settings.swap_coin_share > 0:
+                actions = self._toss_swap_coins(actions, visits, rng)
             if resign.any():
                 batch.resign(resign)
             batch.step(actions)  # games just resigned are over and ignore theirs
@@ -308,6 +310,40 @@ class SelfPlay:
             simulations=simulations,
         )
         return SelfPlayResult(samples, records, stats)
+
+    def _toss_swap_coins(
+        self, actions: np.ndarray, visits: np.ndarray, rng: np.random.Generator
+    ) -> np.ndarray:
+        """Move two's swap decision by a fair coin in the share ``swap_coin_share`` of the games
+        making it: heads swaps, tails plays on (the search's move, or where the search chose
+        the swap, another drawn like it from the other visits). A net whose self-play settles
+        on always or never swapping would otherwise never train on the other branch, and the
+        opening map plays from the position after the swap.
+
+        Args:
+            actions: [B] int64, the moves chosen by the search; not modified.
+            visits: [B, A] the searches' root visit counts.
+            rng: the call's random generator.
+
+        Returns:
+            [B] int64, the moves to play.
+        """
+        deciding = np.flatnonzero(self.batch.swap_allowed)
+        tossed = deciding[rng.random(len(deciding)) < self.settings.swap_coin_share]
+        heads = rng.random(len(tossed)) < 0.5
+        swap = self.board.swap_action
+        actions = actions.copy()
+        actions[tossed[heads]] = swap
+        replay = tossed[~heads][actions[tossed[~heads]] == swap]
+        if len(replay):
+            counts = visits[replay].astype(np.float64)
+            counts[:, swap] = 0.0
+            unvisited = counts.sum(axis=1) == 0  # every simulation went to the swap
+            counts[unvisited] = self.batch.legal_mask()[replay[unvisited]]
+            counts[unvisited, swap] = 0.0
+            tau = 1.0 if self.settings.temperature_moves > 1 else 0.0
+            actions[replay] = select_actions(counts, tau, rng)
+        return actions
 
     def _search_move(self, search: MCTS, rng: np.random.Generator) -> _Move:
         """One search in every game: the full search, or in the share ``1 -

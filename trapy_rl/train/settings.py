@@ -88,6 +88,11 @@ class SelfPlaySettings:
     position; the others get a cheap search of ``cheap_num_simulations`` without noise, are
     played and are not recorded (neither policy nor value target). 1 searches every move in
     full.
+
+    Swap coins: in the share ``swap_coin_share`` of games, move two's swap decision is a fair
+    coin rather than the search's, so that the net trains on both branches of the decision
+    even when its self-play settles on one (`SelfPlay._toss_swap_coins`). The position's
+    policy target stays the search's.
     """
 
     num_games: int = 32
@@ -101,6 +106,7 @@ class SelfPlaySettings:
     resign_false_rate: float = 0.05
     full_search_share: float = 1.0  # < 1: playout cap randomization (KataGo)
     cheap_num_simulations: int = 8  # the other moves' search, not recorded
+    swap_coin_share: float = 0.0  # games whose swap decision is a fair coin
 
     def __post_init__(self) -> None:
         p: list[str] = []
@@ -126,6 +132,8 @@ class SelfPlaySettings:
                self.full_search_share)  # fmt: skip
         _check(p, "cheap_num_simulations", self.cheap_num_simulations >= 1, ">= 1",
                self.cheap_num_simulations)  # fmt: skip
+        _check(p, "swap_coin_share", 0 <= self.swap_coin_share <= 1, "in [0, 1]",
+               self.swap_coin_share)  # fmt: skip
         if self.resign_false_rate > 0 and self.resign_playout_fraction == 0:
             p.append("resign_false_rate needs played-out games: resign_playout_fraction > 0")
         _raise(p, "selfplay")
