@@ -245,6 +245,26 @@ def test_a_board_size_curriculum_moves_the_net_to_larger_boards_and_resumes_exac
         make_config(tmp_path, **{"curriculum.sides": [3, 4], "curriculum.until": [5]})
 
 
+def test_a_change_of_board_restarts_the_resignation_calibration(tmp_path, make_config):
+    """Winners' values on side 3 say nothing about side 4: the calibrator's window holds only
+    the games of the new board once the curriculum moves on, and its threshold starts over."""
+    options = {
+        "curriculum.sides": [3],
+        "curriculum.until": [2],
+        "selfplay.resign_false_rate": 0.05,
+        "selfplay.resign_playout_fraction": 1.0,  # every game played out: every winner kept
+        "selfplay.resign_threshold": -0.8,
+    }
+    train(make_config(tmp_path, iterations=4, **options))
+    saved = [load_checkpoint(tmp_path / "checkpoints" / f"ckpt_00000{i}.pt") for i in (2, 4)]
+    assert [payload["side"] for payload in saved] == [3, 4]
+    games = [payload["counters"]["games"] for payload in saved]
+    windows = [len(payload["resign"]["winner_mins"]) for payload in saved]
+    assert windows[0] == games[0] > 0  # side 3: every game's winner so far
+    assert windows[1] == games[1] - games[0] > 0  # side 4: only its own games
+    assert saved[1]["resign"]["threshold"] == -0.8  # fewer than min_games: the first threshold
+
+
 def test_a_run_that_ends_inside_its_curriculum_saves_and_plays_on_its_own_side(
     tmp_path, make_config, monkeypatch, capsys
 ):

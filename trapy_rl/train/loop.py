@@ -327,7 +327,11 @@ def _iterate(run: _Run, reporter: Reporter) -> dict[str, float]:
     """One iteration: self-play, learning, evaluation when due, and its report."""
     cfg, counters = run.cfg, run.counters
     iteration = counters["iteration"]
-    _set_side(run, cfg.curriculum.side_at(iteration, cfg.side))
+    side = cfg.curriculum.side_at(iteration, cfg.side)
+    if side != run.board.side:
+        _set_side(run, side)
+        if run.resign is not None:  # the new board's games start at the configured threshold
+            run.selfplay.set_resign_threshold(run.resign.restart())
     replay = run.replay
     started = time.perf_counter()
 

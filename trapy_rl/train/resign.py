@@ -7,6 +7,9 @@ of games out (resignation off) and moving the threshold: `ResignCalibrator` keep
 root value each winner of a played-out game saw, and sets the threshold to the
 ``false_rate``-quantile of those values, so that at most that share of winners would have
 resigned. The threshold never rises above 0 (a player does not resign while it expects to win).
+A curriculum's change of board `restart`s it: winners' values on one board do not calibrate
+resignation on another, and a window full of small-board games would take most of a side-10
+run to flush out.
 
 `collapse_warnings` reads an iteration's metrics and says, in words, when games or the value
 loss have collapsed; the loop asks it only once the games have settled
@@ -32,7 +35,8 @@ class ResignCalibrator:
     """The resignation threshold that keeps false resignations at or under ``false_rate``.
 
     Args:
-        threshold: the threshold until ``min_games`` played-out games were seen.
+        threshold: the threshold until ``min_games`` played-out games were seen (since the
+            start or the last `restart`).
         false_rate: the largest share of played-out games' winners allowed below it.
         window: the most recent played-out games' winners kept.
         min_games: played-out games needed before the threshold moves.
@@ -47,7 +51,7 @@ class ResignCalibrator:
     ) -> None:
         if not 0 < false_rate < 0.5:
             raise ValueError(f"false_rate must be in (0, 0.5), got {false_rate}")
-        self.threshold = float(threshold)
+        self.threshold = self.initial_threshold = float(threshold)
         self.false_rate = float(false_rate)
         self.window = int(window)
         self.min_games = int(min_games)
@@ -63,6 +67,13 @@ class ResignCalibrator:
             # "lower": an observed value, so that strictly below it lie at most false_rate.
             quantile = np.quantile(self.winner_mins, self.false_rate, method="lower")
             self.threshold = float(min(quantile, 0.0))
+        return self.threshold
+
+    def restart(self) -> float:
+        """Forget the winners seen so far: back to the first threshold until ``min_games``
+        new played-out games; returns that threshold."""
+        self.threshold = self.initial_threshold
+        self.winner_mins = np.zeros(0, np.float32)
         return self.threshold
 
     def state_dict(self) -> dict:
