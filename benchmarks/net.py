@@ -146,9 +146,10 @@ def run_backends(planes: np.ndarray, legal: np.ndarray) -> list[dict]:
     """CPU inference of the tiny and small presets by backend, at batch 8, 32 and 128 (the
     leaves one simulation step of 8-128 concurrent games asks for), timed in turns.
 
-    Backends: ``eager`` (contiguous), ``channels_last`` (the `NetEvaluator` default),
-    ``compiled`` (``torch.compile``, dynamic shapes, warmed up first) and ``onnxruntime`` (the
-    `trapy-export` model; skipped without the ``[onnx]`` extra).
+    Backends: ``eager`` (the net's own forward, contiguous), ``channels_last`` (the same in
+    channels-last), ``folded`` (batch norm folded into the convolutions, channels-last: the
+    `NetEvaluator` default), ``compiled`` (``torch.compile``, dynamic shapes, warmed up first)
+    and ``onnxruntime`` (the `trapy-export` model; skipped without the ``[onnx]`` extra).
     """
     import tempfile
 
@@ -158,8 +159,9 @@ def run_backends(planes: np.ndarray, legal: np.ndarray) -> list[dict]:
         torch.manual_seed(0)
         net = PolicyValueNet(NetConfig(**config))
         evaluators = {
-            "eager": NetEvaluator(net, device="cpu", channels_last=False),
-            "channels_last": NetEvaluator(net, device="cpu"),
+            "eager": NetEvaluator(net, device="cpu", channels_last=False, fold=False),
+            "channels_last": NetEvaluator(net, device="cpu", fold=False),
+            "folded": NetEvaluator(net, device="cpu"),
             "compiled": NetEvaluator(net, device="cpu", compile=True),
         }
         with tempfile.TemporaryDirectory() as folder:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import warnings
+from collections.abc import Callable, Iterator
 
 import numpy as np
 import torch
@@ -19,6 +20,7 @@ import torch
 from trapy_rl.game.batch import BatchGame
 from trapy_rl.game.planes import encode_planes
 from trapy_rl.nn.device import bf16_supported, resolve_device
+from trapy_rl.nn.folded import FoldedNet
 from trapy_rl.nn.network import PolicyValueNet
 
 __all__ = ["NetEvaluator", "UniformEvaluator"]
@@ -45,7 +47,9 @@ class NetEvaluator:
 
     The evaluator holds the net itself, not a copy, so it always sees the current weights. It
     moves the net to ``device`` and memory format when constructed, in place as `nn.Module.to`
-    does, and runs it in eval mode, restoring the net's training flag after each call.
+    does, and runs it as in eval mode: through `FoldedNet` (batch norm folded into the
+    convolutions when the weights change), or with ``fold=False`` by switching the net to eval
+    mode for the call and restoring its training flag after it.
 
     Args:
         net: the network.
@@ -59,6 +63,9 @@ class NetEvaluator:
         compile: run the forward pass through ``torch.compile`` (dynamic batch sizes; the
             first calls compile, seconds to a minute). The compiled function shares the net's
             weights, so training updates reach it. Outputs equal eager within 1e-4.
+        fold: run the folded forward pass (`FoldedNet`; outputs equal the net's eval mode
+            within float rounding; side-10 self-play with the tiny net is 1.2x faster).
+            Ignored with ``compile``, which traces the net itself.
 
     Attributes:
         device: the resolved torch device.
@@ -74,6 +81,7 @@ class NetEvaluator:
         fp16: bool = False,
         channels_last: bool = True,
         compile: bool = False,
+        fold: bool = True,
     ):
         if not isinstance(net, torch.nn.Module):
             raise TypeError(f"net must be a torch module, got {type(net).__name__}")
@@ -95,7 +103,15 @@ class NetEvaluator:
         self.autocast_dtype = torch.bfloat16 if bf16 else torch.float16 if fp16 else None
         self.memory_format = torch.channels_last if channels_last else torch.contiguous_format
         self.net = net.to(self.device, memory_format=self.memory_format)
-        self.forward = torch.compile(self.net, dynamic=True) if compile else self.net
+        # planes [n, C, H, W] -> (logits [n, A], values [n]), as the net's eval-mode forward.
+        self.forward: Callable[[torch.Tensor], tuple[torch.Tensor, torch.Tensor]]
+        self.folded: FoldedNet | None = None
+        if compile:
+            self.forward = torch.compile(self.net, dynamic=True)
+        elif fold:
+            self.forward = self.folded = FoldedNet(self.net, memory_format=self.memory_format)
+        else:
+            self.forward = self.net
 
     def __call__(self, batch: BatchGame, games: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Evaluate ``games`` [n] int of ``batch``.
@@ -130,18 +146,25 @@ class NetEvaluator:
         n = planes.shape[0]
         if n == 0:
             return np.zeros(legal.shape, dtype=np.float32), np.zeros(0, dtype=np.float32)
-        was_training = self.net.training
-        self.net.eval()
-        try:
-            with torch.inference_mode(), self._autocast():
-                x = planes.to(self.device, dtype=torch.float32, non_blocking=True)
-                x = x.contiguous(memory_format=self.memory_format)
-                logits, values = self.forward(x)
-                logits = logits.float().masked_fill(~legal.to(self.device), float("-inf"))
-                values = values.float()
-        finally:
-            self.net.train(was_training)
+        with torch.inference_mode(), self._autocast(), self._eval_mode():
+            x = planes.to(self.device, dtype=torch.float32, non_blocking=True)
+            x = x.contiguous(memory_format=self.memory_format)
+            logits, values = self.forward(x)
+            logits = logits.float().masked_fill(~legal.to(self.device), float("-inf"))
+            values = values.float()
         return logits.cpu().numpy(), values.cpu().numpy()
+
+    @contextlib.contextmanager
+    def _eval_mode(self) -> Iterator[None]:
+        """The net in eval mode for the call; the folded path reads it as such already."""
+        switch = self.folded is None and self.net.training
+        if switch:
+            self.net.eval()
+        try:
+            yield
+        finally:
+            if switch:
+                self.net.train()
 
     def _autocast(self) -> contextlib.AbstractContextManager:
         if self.autocast_dtype is None:
