@@ -69,6 +69,8 @@ class FoldedNet:
 
         Call it under ``torch.inference_mode()`` or ``torch.no_grad()``.
         """
+        # The layers of `PolicyValueNet._heads`, written out as functional calls because module
+        # calls are what this path saves; tests/nn/test_folded.py holds the two equal.
         net = self.net
         side = net._check_planes(planes)
         self._refold()
