@@ -24,9 +24,14 @@ from trapy_rl.pretrained import FOLDER, MANIFEST
 from trapy_rl.train.checkpoint import export_network
 
 
-def strength(net_files: list[Path], ratings_files: list[Path]) -> dict:
+def strength(
+    net_files: list[Path], ratings_files: list[Path], aliases: dict[str, str] | None = None
+) -> dict:
     """The net's matches and ratings in ``ratings_files``: those of specs naming one of
-    ``net_files`` (a checkpoint and its run's ``latest.pt``, known by folder and name)."""
+    ``net_files`` (a checkpoint and its run's ``latest.pt``, known by folder and name).
+    ``aliases`` renames opponents whose spec no longer means what it meant when the match was
+    played (``mcts:pretrained:200`` once the shipped net is replaced)."""
+    aliases = aliases or {}
     keys = [f"{file.parent.parent.name}/{file.parent.name}/{file.name}" for file in net_files]
 
     def ours_(spec: str) -> bool:
@@ -41,10 +46,11 @@ def strength(net_files: list[Path], ratings_files: list[Path]) -> dict:
             if not mine and not ours_(match["agent_b"]):
                 continue
             wins = match["wins"] if mine else match["games"] - match["wins"]
+            opponent = match["agent_b"] if mine else match["agent_a"]
             matches.append(
                 {
                     "net": match["agent_a"] if mine else match["agent_b"],
-                    "opponent": match["agent_b"] if mine else match["agent_a"],
+                    "opponent": aliases.get(opponent, opponent),
                     "games": match["games"],
                     "wins": wins,
                     "openings": match["openings"],
@@ -73,11 +79,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--machine", required=True)
     parser.add_argument("--ratings", type=Path, action="append", default=[])
     parser.add_argument(
+        "--opponent-alias", action="append", default=[], nargs=2, metavar=("SPEC", "NAME"),
+        help="record opponent SPEC as NAME (a shipped net since replaced, by its run's path)",
+    )  # fmt: skip
+    parser.add_argument(
         "--keep-file", action="store_true",
         help="keep the shipped file (its SHA-256 stays); update its record only",
     )  # fmt: skip
     args = parser.parse_args(argv)
 
+    aliases = dict(args.opponent_alias)
     source = find_checkpoint(args.checkpoint)
     payload = load_checkpoint(source)
     counters = payload.get("counters") or {}
@@ -106,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
             "machine": args.machine,
             "seed": config.get("seed"),
         },
-        "strength": strength(names, args.ratings),
+        "strength": strength(names, args.ratings, aliases),
     }
     manifest = json.loads(MANIFEST.read_text()) if MANIFEST.is_file() else {}
     manifest[args.name] = entry
