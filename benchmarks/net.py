@@ -148,8 +148,9 @@ def run_backends(planes: np.ndarray, legal: np.ndarray) -> list[dict]:
 
     Backends: ``eager`` (the net's own forward, contiguous), ``channels_last`` (the same in
     channels-last), ``folded`` (batch norm folded into the convolutions, channels-last: the
-    `NetEvaluator` default), ``compiled`` (``torch.compile``, dynamic shapes, warmed up first)
-    and ``onnxruntime`` (the `trapy-export` model; skipped without the ``[onnx]`` extra).
+    `NetEvaluator` default), ``compiled`` (``torch.compile``, dynamic shapes, warmed up first),
+    ``onnxruntime`` (the `trapy-export` model) and ``onnxruntime_folded`` (`OrtNet`, what
+    ``onnxruntime=true`` runs; both skipped without the ``[onnx]`` extra).
     """
     import tempfile
 
@@ -164,6 +165,10 @@ def run_backends(planes: np.ndarray, legal: np.ndarray) -> list[dict]:
             "folded": NetEvaluator(net, device="cpu"),
             "compiled": NetEvaluator(net, device="cpu", compile=True),
         }
+        try:  # the folded graph by ONNX Runtime, as self-play runs it with onnxruntime=true
+            evaluators["onnxruntime_folded"] = NetEvaluator(net, device="cpu", onnxruntime=True)
+        except ValueError:  # without the [onnx] extra
+            pass
         with tempfile.TemporaryDirectory() as folder:
             try:
                 from trapy_rl.onnx import OnnxEvaluator, export_onnx

@@ -101,3 +101,12 @@ def test_overrides_reach_the_config():
 def test_a_bad_value_is_refused_naming_the_key(override, message):
     with pytest.raises(ValueError, match=message):
         train_config(compose_train([override]))
+
+
+def test_onnxruntime_with_what_it_cannot_run_is_refused():
+    with pytest.raises(ValueError, match=r"onnxruntime=true runs on the CPU in fp32"):
+        train_config(compose_train(["onnxruntime=true", "compile=true"]))
+    assert train_config(compose_train(["onnxruntime=true"])).net_options() == {
+        "compile": False,
+        "onnxruntime": True,
+    }

@@ -345,3 +345,14 @@ def test_collapse_warnings_wait_until_new_games_can_have_ended(tmp_path, make_co
     # moves_per_iteration 10: side 3 (12 cells) settles after 2 iterations, side 4 (22) after 3;
     # side 3 plays iterations 1-4, side 4 from the 5th (its games begin at 4).
     assert warned == [3, 4, 8, 9]
+
+
+def test_onnxruntime_runs_train_in_process_and_in_workers_across_a_change_of_board(
+    tmp_path, make_config
+):
+    pytest.importorskip("onnxruntime")
+    options = {"onnxruntime": True, "curriculum.sides": [3], "curriculum.until": [1]}
+    for name, more in (("local", {}), ("workers", {"selfplay.num_workers": 2})):
+        run = train(make_config(tmp_path / name, iterations=2, **options, **more))
+        saved = load_checkpoint(run.checkpoint)
+        assert saved["side"] == 4 and saved["learner"]["step"] > 0

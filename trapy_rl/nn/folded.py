@@ -23,7 +23,7 @@ import torch.nn.functional as F
 from trapy_rl.nn.layers import MaskedBatchNorm2d, masked_pool
 from trapy_rl.nn.network import ON_BOARD_PLANE, PolicyValueNet
 
-__all__ = ["FoldedNet"]
+__all__ = ["FoldedNet", "folded_forward"]
 
 _Conv = tuple[torch.Tensor, torch.Tensor]  # (weight [Co, Ci, k, k], bias [Co])
 
@@ -69,27 +69,39 @@ class FoldedNet:
 
         Call it under ``torch.inference_mode()`` or ``torch.no_grad()``.
         """
-        # The layers of `PolicyValueNet._heads`, written out as functional calls because module
-        # calls are what this path saves; tests/nn/test_folded.py holds the two equal.
-        net = self.net
-        side = net._check_planes(planes)
+        side = self.net._check_planes(planes)
+        return folded_forward(planes, self.weights(), self.net.cell_index(side, planes.device))
+
+    def weights(self) -> dict[str, torch.Tensor]:
+        """Every tensor the folded forward pass reads, by name (`folded_forward`'s keys): the
+        folded convolutions, folded again if the net changed, and the net's own head layers."""
         self._refold()
-        n = planes.shape[0]
-        mask = planes[:, ON_BOARD_PLANE : ON_BOARD_PLANE + 1]  # [n, 1, H, W]
-        weight, bias = self._stem
-        x = torch.relu(F.conv2d(planes * mask, weight, bias, padding=1)) * mask
-        for (weight1, bias1), (weight2, bias2) in self._tower:
-            y = torch.relu(F.conv2d(x, weight1, bias1, padding=1)) * mask
-            x = torch.relu(x + F.conv2d(y, weight2, bias2, padding=1)) * mask
-        pooled = masked_pool(x, mask)  # [n, 2 Ch]
-        weight, bias = self._policy
-        p = torch.relu(F.conv2d(x, weight, bias))
-        point_logits = F.conv2d(p, net.policy_out.weight, net.policy_out.bias).reshape(n, -1)
-        cell_logits = point_logits.index_select(1, net.cell_index(side, planes.device))
-        swap_logit = _mlp(net.swap_mlp, pooled)  # [n, 1]
-        logits = torch.cat([cell_logits, swap_logit.to(cell_logits.dtype)], dim=1)
-        values = torch.tanh(_mlp(net.value_mlp, pooled)).squeeze(1)
-        return logits, values
+        net = self.net
+        weights = {"stem.weight": self._stem[0], "stem.bias": self._stem[1]}
+        for i, ((weight1, bias1), (weight2, bias2)) in enumerate(self._tower):
+            weights |= {f"tower.{i}.weight1": weight1, f"tower.{i}.bias1": bias1}
+            weights |= {f"tower.{i}.weight2": weight2, f"tower.{i}.bias2": bias2}
+        weights |= {"policy.weight": self._policy[0], "policy.bias": self._policy[1]}
+        weights |= {
+            "policy_out.weight": net.policy_out.weight,
+            "policy_out.bias": net.policy_out.bias,
+        }
+        for name, mlp in (("swap", net.swap_mlp), ("value", net.value_mlp)):
+            first, _, second = mlp
+            weights |= {f"{name}.weight1": first.weight, f"{name}.bias1": first.bias}
+            weights |= {f"{name}.weight2": second.weight, f"{name}.bias2": second.bias}
+        return weights
+
+    def version_key(self) -> tuple[tuple[int, int], ...]:
+        """Where each tensor `weights` reads lives and how often it was changed in place:
+        equal keys, equal weights."""
+        net = self.net
+        heads = (net.policy_out, *net.swap_mlp[::2], *net.value_mlp[::2])
+        return self._version_key() + tuple(
+            (tensor.data_ptr(), tensor._version)
+            for layer in heads
+            for tensor in (layer.weight, layer.bias)
+        )
 
     def _refold(self) -> None:
         """Fold again when a folded tensor changed (in place, or replaced by another)."""
@@ -115,7 +127,45 @@ class FoldedNet:
         )
 
 
-def _mlp(mlp: torch.nn.Sequential, x: torch.Tensor) -> torch.Tensor:
+def folded_forward(
+    planes: torch.Tensor, weights: dict[str, torch.Tensor], cell_index: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """The net's eval-mode forward pass from `FoldedNet.weights`.
+
+    The layers of `PolicyValueNet._heads`, written out as functional calls because module calls
+    are what this path saves; tests/nn/test_folded.py holds the two equal. A function of its
+    inputs alone, so that it can also be exported as a graph (`trapy_rl.nn.ort_net`).
+
+    Args:
+        planes: [n, C, H, W] float.
+        weights: `FoldedNet.weights`.
+        cell_index: [K] int64, the flat grid index of each cell (`PolicyValueNet.cell_index`).
+
+    Returns:
+        logits [n, A] (no legal mask), values [n] in [-1, 1].
+    """
+    n = planes.shape[0]
+    mask = planes[:, ON_BOARD_PLANE : ON_BOARD_PLANE + 1]  # [n, 1, H, W]
+    x = torch.relu(F.conv2d(planes * mask, weights["stem.weight"], weights["stem.bias"], padding=1))
+    x = x * mask
+    i = 0
+    while f"tower.{i}.weight1" in weights:
+        y = F.conv2d(x, weights[f"tower.{i}.weight1"], weights[f"tower.{i}.bias1"], padding=1)
+        y = torch.relu(y) * mask
+        y = F.conv2d(y, weights[f"tower.{i}.weight2"], weights[f"tower.{i}.bias2"], padding=1)
+        x = torch.relu(x + y) * mask
+        i += 1
+    pooled = masked_pool(x, mask)  # [n, 2 Ch]
+    p = torch.relu(F.conv2d(x, weights["policy.weight"], weights["policy.bias"]))
+    point_logits = F.conv2d(p, weights["policy_out.weight"], weights["policy_out.bias"])
+    cell_logits = point_logits.reshape(n, -1).index_select(1, cell_index)
+    swap_logit = _mlp(weights, "swap", pooled)  # [n, 1]
+    logits = torch.cat([cell_logits, swap_logit.to(cell_logits.dtype)], dim=1)
+    values = torch.tanh(_mlp(weights, "value", pooled)).squeeze(1)
+    return logits, values
+
+
+def _mlp(weights: dict[str, torch.Tensor], name: str, x: torch.Tensor) -> torch.Tensor:
     """``Linear, ReLU, Linear`` as functional calls: [n, F] -> [n, 1]."""
-    first, _, second = mlp
-    return F.linear(torch.relu(F.linear(x, first.weight, first.bias)), second.weight, second.bias)
+    hidden = torch.relu(F.linear(x, weights[f"{name}.weight1"], weights[f"{name}.bias1"]))
+    return F.linear(hidden, weights[f"{name}.weight2"], weights[f"{name}.bias2"])

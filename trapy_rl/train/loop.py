@@ -230,7 +230,7 @@ def _build(cfg: TrainConfig) -> _Run:
     board = Board(cfg.curriculum.side_at(0, cfg.side))
     net = PolicyValueNet(cfg.model)
     device = torch.device(cfg.device)
-    evaluator = NetEvaluator(net, device=device, bf16=cfg.bf16, compile=cfg.compile)
+    evaluator = NetEvaluator(net, device=device, bf16=cfg.bf16, **cfg.net_options())
     positions = cfg.iterations * cfg.selfplay.num_games * cfg.selfplay.moves_per_iteration
     total_steps = math.ceil(positions * cfg.replay.train_ratio / cfg.optim.batch_size)
     learner = Learner(net, board, settings=cfg.optim, total_steps=total_steps, device=device)

@@ -69,7 +69,8 @@ class SelfPlayActor:
 
     Args:
         model: the net's configuration; its weights come with the first request.
-        side, search, settings, seed, compile: as for `SelfPlay` and `NetEvaluator`.
+        side, search, settings, seed: as for `SelfPlay`.
+        net_options: `NetEvaluator`'s options (``compile``, ``onnxruntime``).
     """
 
     def __init__(
@@ -79,13 +80,13 @@ class SelfPlayActor:
         search: SearchSettings,
         settings: SelfPlaySettings,
         seed: list[int],
-        compile: bool = False,
+        net_options: dict[str, bool] | None = None,
     ) -> None:
         from trapy_rl.nn import NetEvaluator, PolicyValueNet
 
         torch.set_num_threads(1)
         self.net = PolicyValueNet(model)
-        evaluator = NetEvaluator(self.net, device="cpu", compile=compile)
+        evaluator = NetEvaluator(self.net, device="cpu", **(net_options or {}))
         self.selfplay = SelfPlay(
             evaluator, Board(side), search=search, settings=settings, seed=seed
         )
@@ -127,7 +128,8 @@ class RaySelfPlay:
         search, settings: as for `SelfPlay` (``num_games`` games per actor).
         ray_settings: where Ray runs and how many requests an actor may have queued.
         seed: actor i of generation g is seeded with ``[*seed, i, g]``.
-        compile: the actors run their nets through ``torch.compile``.
+        net_options: `NetEvaluator`'s options for the actors' nets (``compile``,
+            ``onnxruntime``).
 
     Raises:
         MissingExtraError: without Ray installed.
@@ -142,7 +144,7 @@ class RaySelfPlay:
         settings: SelfPlaySettings,
         ray_settings: RaySettings,
         seed: list[int],
-        compile: bool = False,
+        net_options: dict[str, bool] | None = None,
     ) -> None:
         ray = self._ray = import_ray()
         if settings.num_actors < 1:
@@ -164,7 +166,7 @@ class RaySelfPlay:
         self.max_in_flight = ray_settings.max_in_flight
         self._make = ray.remote(num_cpus=1)(SelfPlayActor)
         self._args = (net.config, board.side, search, settings)
-        self._seed, self._compile = list(seed), compile
+        self._seed, self._net_options = list(seed), net_options
         self._generation = [0] * self.num_actors
         self.actors = [self._new_actor(i) for i in range(self.num_actors)]
         self.replaced = 0  # actors replaced after a fault, over the run
@@ -181,7 +183,7 @@ class RaySelfPlay:
     # ------------------------------------------------------------------ actors
     def _new_actor(self, index: int) -> Any:
         seed = [*self._seed, index, self._generation[index]]
-        return self._make.remote(*self._args, seed, self._compile)
+        return self._make.remote(*self._args, seed, self._net_options)
 
     def _replace(self, index: int) -> None:
         """A new actor, with new games, in place of actor ``index``, which died."""

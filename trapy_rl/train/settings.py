@@ -325,6 +325,7 @@ class TrainConfig:
     device: str = "cpu"
     bf16: bool = False
     compile: bool = False  # self-play's net through torch.compile (`NetEvaluator`)
+    onnxruntime: bool = False  # self-play's net by ONNX Runtime (`NetEvaluator`; CPU)
     threads: int = 1  # torch CPU threads (1 is fastest for small nets), 0 for torch's default
     run_dir: str | None = None  # where outputs go; the command line sets Hydra's folder
     resume: str | None = None  # a checkpoint file or a run folder to continue
@@ -352,7 +353,13 @@ class TrainConfig:
         _check(p, "iterations", self.iterations >= 0, ">= 0", self.iterations)
         _check(p, "minutes", self.minutes >= 0, ">= 0", self.minutes)
         _check(p, "threads", self.threads >= 0, ">= 0", self.threads)
+        if self.onnxruntime and (self.device != "cpu" or self.bf16 or self.compile):
+            p.append("onnxruntime=true runs on the CPU in fp32: device=cpu, no bf16 or compile")
         _raise(p, "")
+
+    def net_options(self) -> dict[str, bool]:
+        """`NetEvaluator`'s options for self-play's net, wherever it runs."""
+        return {"compile": self.compile, "onnxruntime": self.onnxruntime}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> TrainConfig:

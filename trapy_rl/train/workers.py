@@ -85,7 +85,7 @@ def _worker_main(
     settings: SelfPlaySettings,
     seed: list[int],
     threads: int,
-    compile: bool = False,
+    net_options: dict[str, bool] | None = None,
 ) -> None:
     """A worker process: builds its net and games, then serves play/state/load requests."""
     import signal
@@ -98,7 +98,7 @@ def _worker_main(
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     torch.set_num_threads(max(1, threads))
     net = PolicyValueNet(model)
-    evaluator = NetEvaluator(net, device="cpu", compile=compile)
+    evaluator = NetEvaluator(net, device="cpu", **(net_options or {}))
     selfplay = SelfPlay(evaluator, Board(side), search=search, settings=settings, seed=seed)
     while True:
         try:
@@ -138,7 +138,8 @@ class ProcessSelfPlay:
         search, settings, seed: as for `SelfPlay`; ``settings.num_games`` is the total, split
             evenly, and worker i's seed is ``[*seed, i]``.
         threads: torch threads per worker.
-        compile: each worker runs its net through ``torch.compile``.
+        net_options: `NetEvaluator`'s options for the workers' nets (``compile``,
+            ``onnxruntime``).
     """
 
     def __init__(
@@ -150,7 +151,7 @@ class ProcessSelfPlay:
         settings: SelfPlaySettings,
         seed: list[int],
         threads: int = 1,
-        compile: bool = False,
+        net_options: dict[str, bool] | None = None,
     ):
         num_games, num_workers = settings.num_games, settings.num_workers
         if not 1 <= num_workers <= num_games:
@@ -172,7 +173,7 @@ class ProcessSelfPlay:
             process = context.Process(
                 target=_worker_main,
                 args=(theirs, net.config, board.side, search, share_settings, [*seed, i]),
-                kwargs={"threads": threads, "compile": compile},
+                kwargs={"threads": threads, "net_options": net_options},
                 daemon=True,
                 name=f"selfplay-{i}",
             )
@@ -277,7 +278,7 @@ def make_selfplay_backend(
             settings=config.selfplay,
             ray_settings=config.ray,
             seed=seed,
-            compile=config.compile,
+            net_options=config.net_options(),
         )
     if config.selfplay.num_workers > 0:
         return ProcessSelfPlay(
@@ -287,7 +288,7 @@ def make_selfplay_backend(
             settings=config.selfplay,
             seed=seed,
             threads=max(1, config.threads),
-            compile=config.compile,
+            net_options=config.net_options(),
         )
     return LocalSelfPlay(
         SelfPlay(evaluator, board, search=config.mcts, settings=config.selfplay, seed=seed)
