@@ -65,7 +65,8 @@ class OrtNet:
             import onnx
             import onnxruntime
         except ModuleNotFoundError as error:
-            raise MissingExtraError("onnx", module=error.name, needed_by="OrtNet") from error
+            needed_by = "onnxruntime=true"
+            raise MissingExtraError("onnx", module=error.name, needed_by=needed_by) from error
         self._onnx, self._runtime = onnx, onnxruntime
         self.net = net
         self.folded = FoldedNet(net)
