@@ -160,6 +160,9 @@ class NetEvaluator:
         n = planes.shape[0]
         if n == 0:
             return np.zeros(legal.shape, dtype=np.float32), np.zeros(0, dtype=np.float32)
+        if isinstance(self.forward, OrtNet):  # numpy in and out: no torch around the session
+            logits, values = self.forward.run(planes.numpy())
+            return np.where(legal.numpy(), logits, np.float32(-np.inf)), values
         with torch.inference_mode(), self._autocast(), self._eval_mode():
             x = planes.to(self.device, dtype=torch.float32, non_blocking=True)
             x = x.contiguous(memory_format=self.memory_format)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import io
 import warnings
 
+import numpy as np
 import torch
 
 from trapy_rl.errors import MissingExtraError
@@ -79,11 +80,16 @@ class OrtNet:
 
     def __call__(self, planes: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """planes [n, C, H, W] float32 on the CPU -> logits [n, A] (no legal mask), values [n]."""
-        side = self.net._check_planes(planes)
-        logits, values = self._session(side).run(
-            None, {"planes": planes.detach().contiguous().numpy()}
-        )
+        logits, values = self.run(planes.detach().contiguous().numpy())
         return torch.from_numpy(logits), torch.from_numpy(values)
+
+    def run(self, planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """`__call__` on numpy arrays, without torch around the session (it costs a tenth of a
+        small batch's time): planes [n, C, H, W] float32 -> logits [n, A], values [n]."""
+        planes = np.ascontiguousarray(planes, dtype=np.float32)
+        side = self.net._check_planes(torch.from_numpy(planes))
+        logits, values = self._session(side).run(None, {"planes": planes})
+        return logits, values
 
     def _session(self, side: int):
         """The side's session, opened again with the current weights if they changed."""
