@@ -2,7 +2,7 @@
 
 Shapes: n positions, C input planes, H x W grid, A actions.
 
-ONNX Runtime runs the tiny net on one CPU thread 1.4-2.2x faster than torch's folded forward
+ONNX Runtime runs the tiny net on one CPU thread 1.2-1.9x faster than torch's folded forward
 at the batch sizes self-play asks for (BENCHMARKS.md), but only with the weights as constants
 of the graph: fed as inputs instead, most of that is lost. So `OrtNet` exports the folded graph
 (`trapy_rl.nn.folded.folded_forward`) once per board side, and when the net's weights change
@@ -23,10 +23,9 @@ import torch
 from trapy_rl.errors import MissingExtraError
 from trapy_rl.nn.folded import FoldedNet, folded_forward
 from trapy_rl.nn.network import PolicyValueNet
+from trapy_rl.onnx import OPSET
 
 __all__ = ["OrtNet"]
-
-OPSET = 17
 
 
 class _Graph(torch.nn.Module):
