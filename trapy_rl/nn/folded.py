@@ -93,19 +93,23 @@ class FoldedNet:
         return weights
 
     def version_key(self) -> tuple[tuple[int, int], ...]:
-        """Where each tensor `weights` reads lives and how often it was changed in place:
+        """Where each tensor `weights` reads from lives and how often it was changed in place:
         equal keys, equal weights."""
         net = self.net
         heads = (net.policy_out, *net.swap_mlp[::2], *net.value_mlp[::2])
-        return self._version_key() + tuple(
-            (tensor.data_ptr(), tensor._version)
-            for layer in heads
-            for tensor in (layer.weight, layer.bias)
-        )
+        tensors = [
+            *(
+                t
+                for c, n in self._pairs
+                for t in (c.weight, n.weight, n.bias, n.running_mean, n.running_var)
+            ),
+            *(t for layer in heads for t in (layer.weight, layer.bias)),
+        ]
+        return tuple((tensor.data_ptr(), tensor._version) for tensor in tensors)
 
     def _refold(self) -> None:
-        """Fold again when a folded tensor changed (in place, or replaced by another)."""
-        key = self._version_key()
+        """Fold again when a tensor changed (in place, or replaced by another)."""
+        key = self.version_key()
         if key == self._key:
             return
         with torch.no_grad():
@@ -117,14 +121,6 @@ class FoldedNet:
         self._stem, self._policy = convs[0], convs[-1]
         self._tower = list(zip(convs[1:-1:2], convs[2:-1:2], strict=True))
         self._key = key
-
-    def _version_key(self) -> tuple[tuple[int, int], ...]:
-        """Where each folded tensor lives and how often it was changed in place."""
-        return tuple(
-            (tensor.data_ptr(), tensor._version)
-            for conv, norm in self._pairs
-            for tensor in (conv.weight, norm.weight, norm.bias, norm.running_mean, norm.running_var)
-        )
 
 
 def folded_forward(
