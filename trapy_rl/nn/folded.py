@@ -60,9 +60,7 @@ class FoldedNet:
             (net.policy_conv, net.policy_norm),
         ]
         self._key: tuple | None = None
-        self._stem: _Conv | None = None
-        self._tower: list[tuple[_Conv, _Conv]] = []
-        self._policy: _Conv | None = None
+        self._weights: dict[str, torch.Tensor] = {}  # `weights`, as of the last fold
 
     def __call__(self, planes: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """planes [n, C, H, W] float -> logits [n, A] (no legal mask), values [n] in [-1, 1].
@@ -76,21 +74,7 @@ class FoldedNet:
         """Every tensor the folded forward pass reads, by name (`folded_forward`'s keys): the
         folded convolutions, folded again if the net changed, and the net's own head layers."""
         self._refold()
-        net = self.net
-        weights = {"stem.weight": self._stem[0], "stem.bias": self._stem[1]}
-        for i, ((weight1, bias1), (weight2, bias2)) in enumerate(self._tower):
-            weights |= {f"tower.{i}.weight1": weight1, f"tower.{i}.bias1": bias1}
-            weights |= {f"tower.{i}.weight2": weight2, f"tower.{i}.bias2": bias2}
-        weights |= {"policy.weight": self._policy[0], "policy.bias": self._policy[1]}
-        weights |= {
-            "policy_out.weight": net.policy_out.weight,
-            "policy_out.bias": net.policy_out.bias,
-        }
-        for name, mlp in (("swap", net.swap_mlp), ("value", net.value_mlp)):
-            first, _, second = mlp
-            weights |= {f"{name}.weight1": first.weight, f"{name}.bias1": first.bias}
-            weights |= {f"{name}.weight2": second.weight, f"{name}.bias2": second.bias}
-        return weights
+        return self._weights
 
     def version_key(self) -> tuple[tuple[int, int], ...]:
         """Where each tensor `weights` reads from lives and how often it was changed in place:
@@ -118,8 +102,23 @@ class FoldedNet:
                 for conv, norm in self._pairs
             ]
         convs = [(w.contiguous(memory_format=self.memory_format), b.contiguous()) for w, b in convs]
-        self._stem, self._policy = convs[0], convs[-1]
-        self._tower = list(zip(convs[1:-1:2], convs[2:-1:2], strict=True))
+        (stem_w, stem_b), *tower, (policy_w, policy_b) = convs
+        net = self.net
+        weights = {"stem.weight": stem_w, "stem.bias": stem_b}
+        blocks = zip(tower[::2], tower[1::2], strict=True)
+        for i, ((weight1, bias1), (weight2, bias2)) in enumerate(blocks):
+            weights |= {f"tower.{i}.weight1": weight1, f"tower.{i}.bias1": bias1}
+            weights |= {f"tower.{i}.weight2": weight2, f"tower.{i}.bias2": bias2}
+        weights |= {"policy.weight": policy_w, "policy.bias": policy_b}
+        weights |= {
+            "policy_out.weight": net.policy_out.weight,
+            "policy_out.bias": net.policy_out.bias,
+        }
+        for name, mlp in (("swap", net.swap_mlp), ("value", net.value_mlp)):
+            first, _, second = mlp
+            weights |= {f"{name}.weight1": first.weight, f"{name}.bias1": first.bias}
+            weights |= {f"{name}.weight2": second.weight, f"{name}.bias2": second.bias}
+        self._weights = weights
         self._key = key
 
 
