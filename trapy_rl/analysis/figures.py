@@ -132,13 +132,18 @@ def draw_ranking(
         v = np.r_[v, v2]
         if labels[0]:
             ax.plot([], [], "s", color="#888888", label=f"{labels[0]} (bars)")
-        ax.legend(loc="lower right", fontsize="small")
+        # Above the axes, not over them: the hollow markers can fall anywhere in the plot.
+        ax.legend(
+            loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=2, fontsize="small", frameon=False
+        )
     ax.axvline(0.5, color="black", linewidth=0.8)
     ax.set_yticks(y, [f"{rank}. {name}" for rank, name in zip(ranked["rank"], ranked["name"])])
     span = max(0.02, float(np.nanmax(np.abs(np.r_[v, low[has], high[has]] - 0.5))) * 1.15)
     ax.set_xlim(0.5 - span, 0.5 + span)
     ax.set_xlabel("v (red: yellow should swap; bars with 95% intervals where there are some)")
-    ax.set_title(title or f"the {len(ranked)} fairest first moves")
+    ax.set_title(
+        title or f"the {len(ranked)} fairest first moves", pad=22 if other is not None else 6
+    )
     fig.tight_layout()
     return fig
 
