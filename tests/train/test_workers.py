@@ -54,9 +54,9 @@ def test_worker_processes_play_the_games_of_in_process_players_with_their_seeds(
                 local_net.load_state_dict(net.state_dict())
             ours = workers.play(9, seed=[call])
             theirs = [player.play(9, seed=[call, i]) for i, player in enumerate(players)]
-            arrays = sample_arrays(ours)
-            for name, values in arrays.items():
-                expected = np.concatenate([sample_arrays(t)[name] for t in theirs])
+            parts = [sample_arrays(t) for t in theirs]
+            for name, values in sample_arrays(ours).items():
+                expected = np.concatenate([part[name] for part in parts])
                 assert np.array_equal(values, expected), (call, name)
             assert ours.records == [r for t in theirs for r in t.records]
             games += len(ours.records)

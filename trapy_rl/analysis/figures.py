@@ -142,7 +142,7 @@ def draw_ranking(
     ax.set_xlim(0.5 - span, 0.5 + span)
     ax.set_xlabel("v (red: yellow should swap; bars with 95% intervals where there are some)")
     ax.set_title(
-        title or f"the {len(ranked)} fairest first moves", pad=22 if other is not None else 6
+        title or f"the {len(ranked)} fairest first moves", pad=22 if other is not None else None
     )
     fig.tight_layout()
     return fig
