@@ -9,10 +9,12 @@ from tiny import write_tiny_checkpoint, write_tiny_run_checkpoint
 
 from trapy_rl.agents import NetworkMCTSAgent, NetworkPolicyAgent, RandomAgent, parse_agent
 from trapy_rl.agents.network import checkpoint_file
+from trapy_rl.agents.search import SearchAgent
 from trapy_rl.eval import play_match
 from trapy_rl.eval.arena import play_games
 from trapy_rl.game import BatchGame, Board
 from trapy_rl.game.sampling import random_legal_actions
+from trapy_rl.mcts import SearchSettings
 from trapy_rl.train.checkpoint import CheckpointError
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
@@ -179,3 +181,48 @@ def test_noise_makes_games_from_one_position_vary_and_a_seed_repeats_them(checkp
     assert len(games(f"mcts:{checkpoint}:16,search=gumbel", seed=0)) == 1
     with pytest.raises(ValueError, match="noise='maybe' is not a valid bool"):
         parse_agent(f"mcts:{checkpoint}:16,noise=maybe", board=board)
+
+
+def test_temperature_moves_draw_the_first_moves_of_a_game(checkpoint) -> None:
+    """``temperature_moves=K``: moves before the game's K-th are drawn from the visits, as
+    in self-play; later ones are the most visited. With priors that leave no ties, a game
+    from one position then varies only in its first K moves."""
+    board = Board(4)
+
+    def evaluator(batch: BatchGame, games: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        legal = batch.legal_mask()[games]
+        ranks = np.arange(legal.shape[1], dtype=np.float32)
+        logits = np.where(legal, -1.0 * ranks, -np.inf).astype(np.float32)
+        return logits, np.zeros(len(games), dtype=np.float32)
+
+    def histories(temperature_moves: int, seed: int) -> np.ndarray:
+        batch = BatchGame(48, board)
+        batch.step(np.full(48, 5))
+        agent = SearchAgent(
+            evaluator,
+            settings=SearchSettings(num_simulations=16),
+            seed=seed,
+            name="prior",
+            temperature_moves=temperature_moves,
+        )
+        play_games(batch, agent, agent, a_is_blue=np.zeros(48, dtype=bool))
+        return batch.history
+
+    assert len({tuple(row) for row in histories(0, seed=0)}) == 1
+    drawn = histories(3, seed=0)
+    # Moves 1 and 2 (after the stone on 5) are drawn; from move 3 on the game is a function
+    # of its position, so games that agree on their first three moves agree on all.
+    assert len({tuple(row[:3]) for row in drawn}) > 4
+    by_opening: dict[tuple[int, ...], tuple[int, ...]] = {}
+    for row in drawn:
+        assert by_opening.setdefault(tuple(row[:3]), tuple(row)) == tuple(row)
+    np.testing.assert_array_equal(drawn, histories(3, seed=0))
+
+    agent = parse_agent("uct:8,temperature_moves=2,noise=true", board=board)
+    assert (agent.temperature_moves, agent.noise) == (2, True)
+    assert (
+        parse_agent(f"mcts:{checkpoint}:4,temperature_moves=12", board=Board(3)).temperature_moves
+        == 12
+    )
+    with pytest.raises(ValueError, match="temperature_moves must be >= 0, got -1"):
+        parse_agent(f"mcts:{checkpoint}:16,temperature_moves=-1", board=Board(3))

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from trapy_rl.mcts import add_dirichlet_noise, select_actions, select_puct, softmax_priors
-from trapy_rl.mcts.policies import mask_logits, normalize_logits
+from trapy_rl.mcts.policies import mask_logits, normalize_logits, select_opening_actions
 
 
 def test_softmax_priors_masks_and_normalises():
@@ -83,6 +83,23 @@ def test_positive_temperature_samples_counts_to_the_power():
     freq = np.bincount(picks, minlength=4) / len(picks)
     np.testing.assert_allclose(freq, np.array([1, 0, 9, 36]) / 46, atol=0.015)
     assert (select_actions(counts[:50], 0.01, rng) == 3).all()
+
+
+def test_opening_moves_are_drawn_and_later_moves_take_the_most_visited():
+    """Rows whose game has played fewer than ``temperature_moves`` moves draw at temperature
+    1; the others play the most visited action, with the stream of `select_actions`."""
+    counts = np.array([[1, 0, 3, 6]] * 20000)
+    move_counts = np.arange(20000) % 4  # 0, 1, 2, 3, 0, ...
+    picks = select_opening_actions(counts, move_counts, 2, np.random.default_rng(4))
+    early = move_counts < 2
+    assert (picks[~early] == 3).all()
+    freq = np.bincount(picks[early], minlength=4) / early.sum()
+    np.testing.assert_allclose(freq, [0.1, 0, 0.3, 0.6], atol=0.02)
+    assert (select_opening_actions(counts, move_counts, 0, np.random.default_rng(4)) == 3).all()
+    # All rows early: the same draws as select_actions at temperature 1, seed for seed.
+    drawn = select_opening_actions(counts[:50], np.zeros(50), 12, np.random.default_rng(5))
+    expected = select_actions(counts[:50], 1.0, np.random.default_rng(5))
+    np.testing.assert_array_equal(drawn, expected)
 
 
 def test_select_actions_rejects_bad_input():

@@ -26,7 +26,12 @@ from pathlib import Path
 import numpy as np
 
 from trapy_rl.agents.base import AgentSpec
-from trapy_rl.agents.search import SearchAgent, spec_search_defaults, spec_search_settings
+from trapy_rl.agents.search import (
+    SearchAgent,
+    spec_agent_options,
+    spec_search_defaults,
+    spec_search_settings,
+)
 from trapy_rl.game.batch import BatchGame
 from trapy_rl.game.board import Board
 from trapy_rl.mcts.policies import select_actions
@@ -116,6 +121,8 @@ class NetworkMCTSAgent(SearchAgent):
         name: the label in tables and records (default 'net+mcts:SIMULATIONS').
         checkpoint_path: the file the net came from, if any (for result caches).
         noise: search with self-play's root noise, so that games vary (`SearchAgent`).
+        temperature_moves: the moves of a game drawn in proportion to the visits
+            (`SearchAgent`; 0: none).
     """
 
     def __init__(
@@ -127,6 +134,7 @@ class NetworkMCTSAgent(SearchAgent):
         name: str | None = None,
         checkpoint_path: str | Path | None = None,
         noise: bool = False,
+        temperature_moves: int = 0,
     ) -> None:
         settings = settings or SearchSettings()
         super().__init__(
@@ -135,6 +143,7 @@ class NetworkMCTSAgent(SearchAgent):
             seed=seed,
             name=name or f"net+mcts:{settings.num_simulations}",
             noise=noise,
+            temperature_moves=temperature_moves,
         )
         self.checkpoint_path = None if checkpoint_path is None else Path(checkpoint_path)
 
@@ -243,8 +252,11 @@ def _bf16_option(spec: AgentSpec, value: str) -> bool | str:
 
 
 NET_USAGE = "net:PATH[,temperature=T][,device=D][,bf16=B]"
-MCTS_USAGE = "mcts:PATH:SIMULATIONS[,c_puct=C][,search=S][,noise=N][,device=D][,bf16=B]"
-ONNX_USAGE = "onnx:MODEL.onnx:SIMULATIONS[,c_puct=C][,search=S][,noise=N]"
+MCTS_USAGE = (
+    "mcts:PATH:SIMULATIONS[,c_puct=C][,search=S][,noise=N][,temperature_moves=K][,device=D]"
+    "[,bf16=B]"
+)
+ONNX_USAGE = "onnx:MODEL.onnx:SIMULATIONS[,c_puct=C][,search=S][,noise=N][,temperature_moves=K]"
 
 
 def net_from_spec(spec: AgentSpec, *, board: Board, seed: int | None) -> NetworkPolicyAgent:
@@ -280,7 +292,7 @@ def mcts_from_spec(spec: AgentSpec, *, board: Board, seed: int | None) -> Networ
         seed=seed,
         name=spec.text,
         checkpoint_path=info["path"],
-        noise=options.get("noise", False),
+        **spec_agent_options(options),
     )
 
 
@@ -302,5 +314,5 @@ def onnx_from_spec(spec: AgentSpec, *, board: Board, seed: int | None) -> Networ
         seed=seed,
         name=spec.text,
         checkpoint_path=str(path),
-        noise=options.get("noise", False),
+        **spec_agent_options(options),
     )

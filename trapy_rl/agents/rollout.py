@@ -14,7 +14,12 @@ from __future__ import annotations
 import numpy as np
 
 from trapy_rl.agents.base import AgentSpec
-from trapy_rl.agents.search import SearchAgent, spec_search_defaults, spec_search_settings
+from trapy_rl.agents.search import (
+    SearchAgent,
+    spec_agent_options,
+    spec_search_defaults,
+    spec_search_settings,
+)
 from trapy_rl.game.batch import BatchGame
 from trapy_rl.game.board import Board
 from trapy_rl.game.fill import playout_wins
@@ -106,6 +111,8 @@ class RolloutMCTSAgent(SearchAgent):
         seed: seeds the playouts, tie-breaking and the noise (None: fresh entropy).
         name: the label in tables and records (default 'uct:SIMULATIONS').
         noise: search with self-play's root noise, so that games vary (`SearchAgent`).
+        temperature_moves: the moves of a game drawn in proportion to the visits
+            (`SearchAgent`; 0: none).
     """
 
     def __init__(
@@ -116,6 +123,7 @@ class RolloutMCTSAgent(SearchAgent):
         seed: int | None = None,
         name: str | None = None,
         noise: bool = False,
+        temperature_moves: int = 0,
     ) -> None:
         playouts, ties = np.random.SeedSequence(seed).spawn(2)
         super().__init__(
@@ -124,10 +132,14 @@ class RolloutMCTSAgent(SearchAgent):
             seed=ties,
             name=name or f"uct:{settings.num_simulations}",
             noise=noise,
+            temperature_moves=temperature_moves,
         )
 
 
-USAGE = "uct[:SIMULATIONS][,num_rollouts=R][,c_puct=C][,fpu_reduction=F][,noise=N]"
+USAGE = (
+    "uct[:SIMULATIONS][,num_rollouts=R][,c_puct=C][,fpu_reduction=F][,noise=N]"
+    "[,temperature_moves=K]"
+)
 
 
 def from_spec(spec: AgentSpec, *, board: Board, seed: int | None) -> RolloutMCTSAgent:
@@ -149,7 +161,7 @@ def from_spec(spec: AgentSpec, *, board: Board, seed: int | None) -> RolloutMCTS
             num_rollouts=options.get("num_rollouts", 1),
             seed=seed,
             name=spec.text,
-            noise=options.get("noise", False),
+            **spec_agent_options(options),
         )
     except ValueError as error:
         raise ValueError(f"agent spec {spec.text!r}: {error}") from None

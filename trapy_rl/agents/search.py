@@ -15,19 +15,21 @@ import numpy as np
 from trapy_rl.agents.base import AgentSpec
 from trapy_rl.game.batch import BatchGame
 from trapy_rl.game.board import Board
-from trapy_rl.mcts.policies import select_actions
+from trapy_rl.mcts.policies import select_opening_actions
 from trapy_rl.mcts.search import MCTS, Evaluator
 from trapy_rl.mcts.settings import SearchSettings
 
 __all__ = [
     "SPEC_SEARCH_OPTIONS",
     "SearchAgent",
+    "spec_agent_options",
     "spec_search_defaults",
     "spec_search_settings",
 ]
 
 # The search settings an agent spec may give as options (``uct:200,c_puct=2``). The noise
 # settings are not among them: an agent's noise is on or off (``noise=true``), as in self-play.
+# ``noise`` and ``temperature_moves`` are options of the agent, not of its search.
 SPEC_SEARCH_OPTIONS = ("search", "c_puct", "fpu_reduction", "max_considered", "c_visit", "c_scale")
 
 
@@ -53,10 +55,23 @@ def spec_search_settings(
 
 
 def spec_search_defaults() -> dict[str, Any]:
-    """The defaults of the `SPEC_SEARCH_OPTIONS` and of ``noise`` (`SearchAgent`), for
-    `AgentSpec.typed_options`."""
+    """The defaults of the `SPEC_SEARCH_OPTIONS` and of ``noise`` and ``temperature_moves``
+    (`SearchAgent`), for `AgentSpec.typed_options`."""
     defaults = SearchSettings()
-    return {**{name: getattr(defaults, name) for name in SPEC_SEARCH_OPTIONS}, "noise": False}
+    return {
+        **{name: getattr(defaults, name) for name in SPEC_SEARCH_OPTIONS},
+        "noise": False,
+        "temperature_moves": 0,
+    }
+
+
+def spec_agent_options(options: dict[str, Any]) -> dict[str, Any]:
+    """The `SearchAgent` keywords of a spec's typed options: ``noise`` and
+    ``temperature_moves``."""
+    return {
+        "noise": options.get("noise", False),
+        "temperature_moves": options.get("temperature_moves", 0),
+    }
 
 
 class SearchAgent:
@@ -67,8 +82,11 @@ class SearchAgent:
     which are broken at random (PUCT). With ``noise=True`` it searches with self-play's root
     noise (Dirichlet noise in the root priors for PUCT, sampled Gumbel noise for gumbel, whose
     pick is then a sample of its improved policy), so that games from one position vary: the
-    opening map plays many games from each first move this way. The tree is built anew for
-    every move (no state between moves), so ``reset`` is not needed.
+    opening map plays many games from each first move this way. With ``temperature_moves=N``
+    the first N moves of a game (counted from the empty board, the swap included) are drawn
+    in proportion to the visit counts, as self-play draws them (PUCT; gumbel's pick is a
+    sample already). The tree is built anew for every move (no state between moves), so
+    ``reset`` is not needed.
 
     Args:
         evaluator: ``(batch, games) -> (logits [n, A] float32, values [n] float32)``, illegal
@@ -78,6 +96,7 @@ class SearchAgent:
         seed: seeds tie-breaking and the noise (None: fresh entropy).
         name: the label in tables and records.
         noise: search with self-play's root noise (see above).
+        temperature_moves: the moves of a game drawn at temperature 1 (see above; 0: none).
     """
 
     def __init__(
@@ -88,6 +107,7 @@ class SearchAgent:
         seed: int | np.random.SeedSequence | None = None,
         name: str,
         noise: bool = False,
+        temperature_moves: int = 0,
     ) -> None:
         if not callable(evaluator):
             raise TypeError(f"evaluator must be callable, got {type(evaluator).__name__}")
@@ -96,7 +116,12 @@ class SearchAgent:
         self.evaluator = evaluator
         self.settings = settings
         self.rng = np.random.default_rng(seed)
+        if isinstance(temperature_moves, bool) or int(temperature_moves) != temperature_moves:
+            raise ValueError(f"temperature_moves must be an integer, got {temperature_moves!r}")
+        if temperature_moves < 0:
+            raise ValueError(f"temperature_moves must be >= 0, got {temperature_moves}")
         self.noise = bool(noise)
+        self.temperature_moves = int(temperature_moves)
         self.name = name
         self._searches: dict[tuple[Board, int], MCTS] = {}
 
@@ -114,7 +139,8 @@ class SearchAgent:
         return search
 
     def act(self, batch: BatchGame, games: np.ndarray) -> np.ndarray:
-        """[n] int64: the most visited root action of a fresh search in each of ``games``."""
+        """[n] int64: the most visited root action of a fresh search in each of ``games``
+        (drawn in proportion to the visits in the first ``temperature_moves`` moves)."""
         games = np.asarray(games, dtype=np.intp)
         if len(games) == 0:
             return np.zeros(0, dtype=np.int64)
@@ -123,8 +149,12 @@ class SearchAgent:
         result = search.search(batch, games=games, add_noise=self.noise)
         if result.selected_actions is not None:  # gumbel: the search's own best action
             return result.selected_actions
-        return select_actions(result.visit_counts, 0.0, self.rng)
+        return select_opening_actions(
+            result.visit_counts, batch.move_count[games], self.temperature_moves, self.rng
+        )
 
     def __repr__(self) -> str:
         noise = ", noise=True" if self.noise else ""
+        if self.temperature_moves:
+            noise += f", temperature_moves={self.temperature_moves}"
         return f"{type(self).__name__}({self.settings}{noise}, name={self.name!r})"

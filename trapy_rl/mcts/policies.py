@@ -23,6 +23,7 @@ __all__ = [
     "mask_logits",
     "normalize_logits",
     "select_actions",
+    "select_opening_actions",
     "select_puct",
     "softmax_priors",
 ]
@@ -205,3 +206,29 @@ def select_actions(
     cumulative = np.cumsum(weights, axis=1)
     threshold = rng.random(len(counts))[:, None] * cumulative[:, -1:]
     return (cumulative > threshold).argmax(axis=1).astype(np.int64)
+
+
+def select_opening_actions(
+    visit_counts: np.ndarray,
+    move_counts: np.ndarray,
+    temperature_moves: int,
+    rng: np.random.Generator,
+) -> np.ndarray:
+    """Self-play's move choice: temperature 1 (a draw in proportion to the visit counts) for
+    the first ``temperature_moves`` moves of a game, the most visited action after them.
+
+    Args:
+        visit_counts: [m, A] root visit counts (`select_actions`).
+        move_counts: [m] moves played so far in each row's game (the swap counts as one).
+        temperature_moves: the moves drawn at temperature 1 (0: none).
+        rng: the random generator to draw from.
+
+    Returns:
+        [m] int64 actions.
+    """
+    sampled = np.asarray(move_counts) < temperature_moves
+    actions = np.empty(len(visit_counts), dtype=np.int64)
+    for tau, rows in ((1.0, np.flatnonzero(sampled)), (0.0, np.flatnonzero(~sampled))):
+        if len(rows):
+            actions[rows] = select_actions(visit_counts[rows], tau, rng)
+    return actions

@@ -38,7 +38,7 @@ import numpy as np
 from trapy_rl.game.batch import BatchGame
 from trapy_rl.game.board import Board
 from trapy_rl.game.planes import NUM_PLANES, encode_planes
-from trapy_rl.mcts.policies import select_actions
+from trapy_rl.mcts.policies import select_actions, select_opening_actions
 from trapy_rl.mcts.search import MCTS, Evaluator
 from trapy_rl.mcts.settings import SearchSettings
 from trapy_rl.train.replay import Samples
@@ -174,18 +174,6 @@ class _Move:
     simulations: int = 0
 
 
-def _choose_actions(
-    visit_counts: np.ndarray, temperatures: np.ndarray, rng: np.random.Generator
-) -> np.ndarray:
-    """One action per row: temperature 1 where ``temperatures`` [B] is 1, else the most visited."""
-    actions = np.empty(len(visit_counts), dtype=np.int64)
-    for tau in (1.0, 0.0):
-        rows = np.flatnonzero(temperatures == tau)
-        if len(rows):
-            actions[rows] = select_actions(visit_counts[rows], tau, rng)
-    return actions
-
-
 class SelfPlay:
     """``num_games`` self-play games that persist between calls of `play`.
 
@@ -282,8 +270,7 @@ class SelfPlay:
             if move.selected_actions is not None:  # gumbel: a sample already (its noise)
                 actions = move.selected_actions
             else:
-                temperatures = np.where(ply < self.settings.temperature_moves, 1.0, 0.0)
-                actions = _choose_actions(visits, temperatures, rng)
+                actions = select_opening_actions(visits, ply, self.settings.temperature_moves, rng)
             if self.settings.swap_coin_share > 0:
                 actions = self._toss_swap_coins(actions, visits, rng)
             if resign.any():
