@@ -8,6 +8,11 @@ import torch
 from trapy_rl.train import load_checkpoint, load_network, train
 from trapy_rl.train.checkpoint import CheckpointError
 
+# Curriculum stages counted in iterations, or in minutes of training clock (whatever the
+# default curriculum counts).
+ITERATIONS = {"curriculum.until_minutes": []}
+MINUTES = {"curriculum.until": []}
+
 
 def test_smoke_run_writes_config_checkpoints_and_events(tmp_path, make_config):
     evaluation = {"every": 2, "num_games": 2, "final_games": 2, "num_simulations": 4}
@@ -234,7 +239,7 @@ def test_an_ownership_run_logs_its_loss_and_a_config_without_the_head_is_refused
 def test_a_board_size_curriculum_moves_the_net_to_larger_boards_and_resumes_exactly(
     tmp_path, make_config
 ):
-    options = {"curriculum.sides": [3], "curriculum.until": [2]}
+    options = {"curriculum.sides": [3], "curriculum.until": [2], **ITERATIONS}
     straight_and_resumed(tmp_path, make_config, iterations=3, split=2, **options)
     sides = {
         name: load_checkpoint(tmp_path / "straight" / "checkpoints" / name)["side"]
@@ -242,7 +247,42 @@ def test_a_board_size_curriculum_moves_the_net_to_larger_boards_and_resumes_exac
     }
     assert sides == {"ckpt_000001.pt": 3, "ckpt_000002.pt": 3, "ckpt_000003.pt": 4}
     with pytest.raises(ValueError, match=r"curriculum\.until"):
-        make_config(tmp_path, **{"curriculum.sides": [3, 4], "curriculum.until": [5]})
+        make_config(tmp_path, **{"curriculum.sides": [3, 4], "curriculum.until": [5], **ITERATIONS})
+
+
+def test_a_curriculum_in_minutes_moves_on_with_the_training_clock(tmp_path, make_config, capsys):
+    """``until_minutes``: an iteration plays the stage of the training clock at its start, so
+    a bound the first iteration passes moves the second to the run's side; a resumed run
+    keeps the side it was saved on until the clock moves it on."""
+    passed = {"curriculum.sides": [3], "curriculum.until_minutes": [1e-9], **MINUTES}
+    result = train(make_config(tmp_path / "passed", iterations=3, **passed))
+    sides = [load_checkpoint(tmp_path / "passed" / "checkpoints" / f"ckpt_00000{i}.pt")["side"]
+             for i in (1, 2, 3)]  # fmt: skip
+    assert sides == [3, 4, 4] and result.iterations == 3
+    assert "curriculum: side 4 from iteration 1" in capsys.readouterr().out
+
+    # Side 3 for a moment, then side 4 until minute 1000, then the run's side 5.
+    waiting = {
+        "side": 5,
+        "curriculum.sides": [3, 4],
+        "curriculum.until_minutes": [1e-9, 1000],
+        **MINUTES,
+    }
+    train(make_config(tmp_path / "waiting", iterations=3, **waiting))
+    assert "ended on side 4, before its side-5 stage" in capsys.readouterr().out
+    # From the side-4 checkpoint of iteration 2: side 4 on, with its games and replay window.
+    saved = tmp_path / "waiting" / "checkpoints" / "ckpt_000002.pt"
+    more = make_config(tmp_path / "more", iterations=4, resume=str(saved), **waiting)
+    assert train(more).iterations == 4
+    out = capsys.readouterr().out
+    assert "resumed from" in out and "curriculum: side 3" not in out
+    assert load_checkpoint(tmp_path / "more" / "checkpoints" / "ckpt_000003.pt")["side"] == 4
+    with pytest.raises(ValueError, match=r"curriculum\.until_minutes must be empty when until"):
+        make_config(tmp_path, **{"curriculum.sides": [3], "curriculum.until": [2],
+                                 "curriculum.until_minutes": [1]})  # fmt: skip
+    with pytest.raises(ValueError, match=r"curriculum\.until_minutes must be increasing"):
+        make_config(tmp_path, **{"curriculum.sides": [3, 5], "curriculum.until_minutes": [2, 1],
+                                 **MINUTES})  # fmt: skip
 
 
 def test_a_change_of_board_restarts_the_resignation_calibration(tmp_path, make_config):
@@ -251,6 +291,7 @@ def test_a_change_of_board_restarts_the_resignation_calibration(tmp_path, make_c
     options = {
         "curriculum.sides": [3],
         "curriculum.until": [2],
+        **ITERATIONS,
         "selfplay.resign_false_rate": 0.05,
         "selfplay.resign_playout_fraction": 1.0,  # every game played out: every winner kept
         "selfplay.resign_threshold": -0.8,
@@ -280,7 +321,7 @@ def test_a_run_that_ends_inside_its_curriculum_saves_and_plays_on_its_own_side(
         return real_evaluate(agent, board, **kwargs)
 
     monkeypatch.setattr(evaluation, "evaluate", evaluate)
-    options = {"curriculum.sides": [3], "curriculum.until": [5]}
+    options = {"curriculum.sides": [3], "curriculum.until": [5], **ITERATIONS}
     cfg = make_config(
         tmp_path / "run",
         iterations=2,
@@ -340,7 +381,7 @@ def test_collapse_warnings_wait_until_new_games_can_have_ended(tmp_path, make_co
     monkeypatch.setattr(loop, "collapse_warnings", lambda metrics, board: {"game_length": "x"})
     warned = []
     monkeypatch.setattr(Reporter, "warn", lambda self, warnings, it: warned.append(it))
-    options = {"curriculum.sides": [3], "curriculum.until": [4]}
+    options = {"curriculum.sides": [3], "curriculum.until": [4], **ITERATIONS}
     train(make_config(tmp_path, iterations=9, **options))
     # moves_per_iteration 10: side 3 (12 cells) settles after 2 iterations, side 4 (22) after 3;
     # side 3 plays iterations 1-4, side 4 from the 5th (its games begin at 4).
@@ -351,7 +392,7 @@ def test_onnxruntime_runs_train_in_process_and_in_workers_across_a_change_of_boa
     tmp_path, make_config
 ):
     pytest.importorskip("onnxruntime")
-    options = {"onnxruntime": True, "curriculum.sides": [3], "curriculum.until": [1]}
+    options = {"onnxruntime": True, "curriculum.sides": [3], "curriculum.until": [1], **ITERATIONS}
     for name, more in (("local", {}), ("workers", {"selfplay.num_workers": 2})):
         run = train(make_config(tmp_path / name, iterations=2, **options, **more))
         saved = load_checkpoint(run.checkpoint)

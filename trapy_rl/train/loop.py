@@ -269,9 +269,14 @@ def _resume(run: _Run, path: str) -> None:
     # The side of the last iteration played: the next one moves on if the curriculum does. A
     # run that ended before its curriculum's last stage saved its last checkpoint on its own
     # side (`train`); the next iteration goes back to the stage's side.
+    curriculum, saved_side = run.cfg.curriculum, int(payload["side"])
     iteration = int(payload["counters"].get("iteration", 0))
-    side = run.cfg.curriculum.side_at(max(iteration - 1, 0), run.cfg.side)
-    if int(payload["side"]) == run.cfg.side:
+    side = curriculum.side_at(max(iteration - 1, 0), run.cfg.side)
+    if curriculum.until_minutes and saved_side in curriculum.stage_sides(run.cfg.side):
+        # The clock at the last iteration's start is not saved, so its stage is the side
+        # it was saved on (a side this curriculum plays; any other fails the check below).
+        side = saved_side
+    if saved_side == run.cfg.side:
         side = run.cfg.side
     check_compatible(payload, side=side, model=run.cfg.model)
     saved_optimizer = ((payload.get("config") or {}).get("optim") or {}).get("name")
@@ -327,7 +332,7 @@ def _iterate(run: _Run, reporter: Reporter) -> dict[str, float]:
     """One iteration: self-play, learning, evaluation when due, and its report."""
     cfg, counters = run.cfg, run.counters
     iteration = counters["iteration"]
-    side = cfg.curriculum.side_at(iteration, cfg.side)
+    side = cfg.curriculum.side_at(iteration, cfg.side, minutes=run.seconds / 60)
     if side != run.board.side:
         _set_side(run, side)
         if run.resign is not None:  # the new board's games start at the configured threshold

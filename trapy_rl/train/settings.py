@@ -280,38 +280,52 @@ class CurriculumSettings:
     """A board-size curriculum (``configs/curriculum/``): the net is fully convolutional, so
     one set of weights learns on small boards first and on the run's own ``side`` after.
 
-    Side ``sides[i]`` is played until iteration ``until[i]`` (the iterations increasing), the
-    run's ``side`` from the last of them on; a stage whose side is not smaller than the run's
-    is skipped (a curriculum climbs to the run's board, so ``side=5`` with the default
-    curriculum trains on side 5 throughout). At each change self-play starts new games and
-    the replay window starts empty (its positions do not fit the new board); the net and the
-    optimiser carry over. A run that ends (out of minutes or iterations) before its last stage
-    moves to its own side for the last checkpoint and the closing matches. Empty: the run's
-    side throughout.
+    Side ``sides[i]`` is played until iteration ``until[i]``, or, with ``until_minutes``
+    instead, until the training clock reaches ``until_minutes[i]`` minutes (an iteration
+    plays the side of the clock at its start; the bounds increasing). A run limited by
+    ``minutes`` reaches its own side at the same point of its clock on a fast machine and a
+    slow one. The run's ``side`` is played from the last bound on; a stage whose side is not
+    smaller than the run's is skipped (a curriculum climbs to the run's board, so ``side=5``
+    with the default curriculum trains on side 5 throughout). At each change self-play
+    starts new games and the replay window starts empty (its positions do not fit the new
+    board); the net and the optimiser carry over. A run that ends (out of minutes or
+    iterations) before its last stage moves to its own side for the last checkpoint and the
+    closing matches. Empty: the run's side throughout.
     """
 
     sides: tuple[int, ...] = ()
     until: tuple[int, ...] = ()
+    until_minutes: tuple[float, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "sides", tuple(int(s) for s in self.sides))
         object.__setattr__(self, "until", tuple(int(i) for i in self.until))
+        object.__setattr__(self, "until_minutes", tuple(float(m) for m in self.until_minutes))
         p: list[str] = []
-        _check(p, "until", len(self.until) == len(self.sides), "one iteration per side",
-               self.until)  # fmt: skip
-        _check(p, "until", list(self.until) == sorted(set(self.until)) and
-               all(i > 0 for i in self.until), "increasing and > 0", self.until)  # fmt: skip
+        name, bounds = ("until_minutes", self.until_minutes) if self.until_minutes else (
+            "until", self.until)  # fmt: skip
+        _check(p, "until_minutes", not (self.until and self.until_minutes),
+               "empty when until is given (one or the other)", self.until_minutes)  # fmt: skip
+        _check(p, name, len(bounds) == len(self.sides), "one bound per side", bounds)
+        _check(p, name, list(bounds) == sorted(set(bounds)) and all(b > 0 for b in bounds),
+               "increasing and > 0", bounds)  # fmt: skip
         _check(p, "sides", all(2 <= s <= MAX_SIDE for s in self.sides), f"between 2 and {MAX_SIDE}",
                self.sides)  # fmt: skip
         _raise(p, "curriculum")
 
-    def side_at(self, iteration: int, final_side: int) -> int:
-        """The side played at ``iteration`` (0-based) of a run whose own side is
-        ``final_side``."""
-        for side, until in zip(self.sides, self.until):
-            if iteration < until and side < final_side:
+    def side_at(self, iteration: int, final_side: int, minutes: float = 0.0) -> int:
+        """The side played at ``iteration`` (0-based), which begins after ``minutes`` of
+        training clock, in a run whose own side is ``final_side``."""
+        now, bounds = (minutes, self.until_minutes) if self.until_minutes else (
+            iteration, self.until)  # fmt: skip
+        for side, until in zip(self.sides, bounds):
+            if now < until and side < final_side:
                 return side
         return final_side
+
+    def stage_sides(self, final_side: int) -> tuple[int, ...]:
+        """The sides a run of side ``final_side`` plays before its own (in order)."""
+        return tuple(side for side in self.sides if side < final_side)
 
 
 @dataclass(frozen=True)
