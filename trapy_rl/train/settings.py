@@ -354,7 +354,7 @@ class TrainConfig:
     checkpoint: CheckpointSettings = field(default_factory=CheckpointSettings)
     # configs/curriculum/short.yaml: sides 5 and 7 first (BENCHMARKS.md, the default run)
     curriculum: CurriculumSettings = field(
-        default_factory=lambda: CurriculumSettings(sides=(5, 7), until=(120, 240))
+        default_factory=lambda: CurriculumSettings(sides=(5, 7), until_minutes=(3.0, 6.0))
     )
     ray: RaySettings = field(default_factory=RaySettings)
 
