@@ -8,7 +8,9 @@ compared cell by cell:
   lies wholly on one side of 1/2 (a map without intervals is sure everywhere); on the cells
   where both are sure, the share with the same decision (swap or not);
 - **the cells they disagree on**: sure in both, opposite decisions; and the cells where only
-  one map is sure, or neither.
+  one map is sure, or neither;
+- **what sampling alone allows** (`sampling_ceiling`): the rho of two maps drawn from one
+  truth with the two maps' game counts, so that a measured rho can be read against it.
 
 Shapes: K cells.
 
@@ -33,7 +35,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import spearmanr
 
-__all__ = ["MapAgreement", "compare_maps", "sure_of_decision"]
+__all__ = ["MapAgreement", "compare_maps", "sampling_ceiling", "sure_of_decision"]
 
 
 @dataclass(frozen=True)
@@ -108,3 +110,47 @@ def compare_maps(a: pd.DataFrame, b: pd.DataFrame) -> MapAgreement:
         disagree=tuple(names[both & ~same]),
         sure_in_one=tuple(names[one]),
     )
+
+
+def sampling_ceiling(
+    truth: pd.DataFrame,
+    games_a: np.ndarray,
+    games_b: np.ndarray,
+    mirror_cells: np.ndarray | None = None,
+    *,
+    draws: int = 200,
+    seed: int = 0,
+) -> np.ndarray:
+    """Spearman's rho of two maps that differ by sampling alone (a parametric bootstrap).
+
+    Each cell's chance is taken from ``truth`` as (wins + 1/2) / (games + 1), so that a cell
+    won or lost in every game keeps some spread; two maps are drawn with ``games_a`` and
+    ``games_b`` games a cell (binomial), and their rho computed, ``draws`` times.
+
+    Args:
+        truth: an opening table with played counts (columns ``v`` and ``games``).
+        games_a, games_b: [K] int, the games of each map's cells.
+        mirror_cells: [K] int, each cell's mirror cell, for maps whose counts are pooled with
+            the mirror cell's (`Board.mirror_cells`): a pair is drawn once. None: every cell
+            drawn on its own.
+        draws: how many pairs of maps.
+        seed: seeds the draws.
+
+    Returns:
+        [draws] float64, the rho of each pair of drawn maps.
+    """
+    games = truth["games"].to_numpy(np.float64)
+    if (games < 1).any():
+        raise ValueError("sampling_ceiling needs played counts in every cell of the truth")
+    chance = (truth["v"].to_numpy(np.float64) * games + 0.5) / (games + 1)
+    k = len(chance)
+    drawn_of = np.arange(k) if mirror_cells is None else np.minimum(np.arange(k), mirror_cells)
+    counts = [np.asarray(g, dtype=np.int64) for g in (games_a, games_b)]
+    if any(c.shape != (k,) or (c < 1).any() for c in counts):
+        raise ValueError(f"games_a and games_b must be [{k}] counts >= 1")
+    rng = np.random.default_rng(seed)
+    rhos = np.empty(draws)
+    for i in range(draws):
+        a, b = ((rng.binomial(c, chance) / c)[drawn_of] for c in counts)
+        rhos[i] = spearmanr(a, b)[0]
+    return rhos
