@@ -31,8 +31,14 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--labels", nargs=2, default=["seed 0", "seed 1"])
     parser.add_argument("--simulations", type=int, default=64)
+    parser.add_argument(
+        "--temperature-moves",
+        type=int,
+        default=12,
+        help="moves of a game drawn from the visit counts, as self-play draws them (default 12)",
+    )
     parser.add_argument("--side", type=int, default=10)
-    parser.add_argument("--playouts", type=int, default=16, help="games per cell at first")
+    parser.add_argument("--playouts", type=int, default=32, help="games per cell at first")
     parser.add_argument("--refine-fairest", type=int, default=20)
     parser.add_argument("--half-width", type=float, default=0.05)
     parser.add_argument("--seed", type=int, default=0)
@@ -45,7 +51,10 @@ def main(argv: list[str] | None = None) -> None:
     with reported("openings_report"):
         report = opening_report(
             args.out,
-            agents=[f"mcts:{net}:{args.simulations},noise=true" for net in args.nets],
+            agents=[
+                f"mcts:{net}:{args.simulations},noise=true,temperature_moves={args.temperature_moves}"
+                for net in args.nets
+            ],
             labels=args.labels,
             net=args.nets[0],
             side=args.side,

@@ -23,7 +23,7 @@ def test_the_report_compares_two_maps_and_writes_every_cell(tmp_path):
     nets = [write_tiny_checkpoint(tmp_path / f"net{seed}.pt", side=3, seed=seed) for seed in (0, 1)]
     report = opening_report(
         tmp_path / "out",
-        agents=[f"mcts:{net}:4,noise=true" for net in nets],
+        agents=[f"mcts:{net}:4,noise=true,temperature_moves=3" for net in nets],
         labels=["a", "b"],
         net=nets[0],
         side=3,
@@ -51,13 +51,14 @@ def test_the_report_compares_two_maps_and_writes_every_cell(tmp_path):
         report.tables["a"]["name"]
     )
     assert "Mann-Whitney" in text and "contain 1/2" in text
+    assert "`temperature_moves=3` draws the first 3 moves of a game" in text
     assert text.count("minutes of training clock") == 2  # each net's training record
     for picture in ("map", "fairest"):
         assert report.paths[picture].stat().st_size > 10_000
     # The tables are cached: a second report plays no games and says the same.
     again = opening_report(
         tmp_path / "again",
-        agents=[f"mcts:{net}:4,noise=true" for net in nets],
+        agents=[f"mcts:{net}:4,noise=true,temperature_moves=3" for net in nets],
         labels=["a", "b"],
         side=3,
         playouts=4,

@@ -27,7 +27,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from trapy_rl.analysis.agreement import MapAgreement, compare_maps, sure_of_decision
+from trapy_rl.analysis.agreement import (
+    MapAgreement,
+    compare_maps,
+    sampling_ceiling,
+    sure_of_decision,
+)
 from trapy_rl.analysis.figures import draw_opening_map, draw_ranking
 from trapy_rl.analysis.openings import estimate_openings, write_opening_table
 from trapy_rl.analysis.summary import OpeningSummary, summarize
@@ -64,7 +69,7 @@ def opening_report(
     labels: Sequence[str],
     net: str | None = None,
     side: int = 10,
-    playouts: int = 16,
+    playouts: int = 32,
     refine_fairest: int = 20,
     half_width: float = 0.05,
     seed: int = 0,
@@ -182,6 +187,39 @@ def _training_line(spec: str) -> str:
     )
 
 
+def _ceiling_line(tables, labels, board: Board) -> str:
+    """What rho sampling alone allows at the maps' game counts (`sampling_ceiling`)."""
+    mirror = board.mirror_cells if tables[labels[0]].attrs["key"].get("mirror") else None
+    games = [tables[label]["games"].to_numpy() for label in labels]
+    ranges = []
+    for label in labels:
+        rhos = sampling_ceiling(tables[label], *games, mirror)
+        low, high = np.percentile(rhos, [5, 95])
+        ranges.append(f"{rhos.mean():.2f} [{low:.2f}, {high:.2f}] with {label}'s map as the truth")
+    return (
+        "- Sampling alone: two maps drawn from one truth with these game counts correlate at "
+        + " and ".join(ranges)
+        + " (a parametric bootstrap, 200 draws, 90% ranges). A rho below that is a "
+        "disagreement of the nets, not only too few games."
+    )
+
+
+def _temperature_sentence(agents: Sequence[str]) -> str:
+    """What ``temperature_moves`` in the agents' specs means for the map ('' without it)."""
+    from trapy_rl.agents.base import AgentSpec
+
+    moves = sorted({int(AgentSpec.parse(a).options.get("temperature_moves", 0)) for a in agents})
+    if moves == [0]:
+        return ""
+    k = " and ".join(str(m) for m in moves)
+    return (
+        f" `temperature_moves={k}` draws the first {k} moves of a game, counted from the "
+        "empty board (the stone and the swap are the first two), in proportion to the visit "
+        "counts, as self-play does: v(c) is the stone owner's chance in games played the way "
+        "the net's own self-play plays them, the outcome its value head learns to predict."
+    )
+
+
 def _interval(row) -> str:
     return f"[{row.low:.2f}, {row.high:.2f}]" if np.isfinite(row.low) else "-"
 
@@ -220,7 +258,8 @@ def _markdown(
         f"(a lone yellow stone, blue to move), each agent playing both sides of its own map: "
         f"{', '.join(f'`{a}` ({label})' for a, label in zip(agents, labels))}. "
         "`noise=true` searches with self-play's root noise (Dirichlet noise at the root), so "
-        "games from one position differ; ties are broken at random.",
+        "games from one position differ; ties are broken at random."
+        + _temperature_sentence(agents),
         f"- **Games.** {key['playouts']} per cell first; the counts of c and its mirror cell "
         "are pooled (the rules are symmetric under the mirror). Then more games from the "
         f"openings nearest 1/2 until the {key['refine_fairest']} nearest all have 95% Wilson "
@@ -260,6 +299,7 @@ def _markdown(
         + ".",
         f"- Sure in one map only: {len(agreement.sure_in_one)} cells; the table marks an "
         "unsure decision with '?'.",
+        _ceiling_line(tables, labels, board),
     ]
     if net_agreement is not None:
         error = np.abs(net_table["v"].to_numpy() - first["v"].to_numpy())
