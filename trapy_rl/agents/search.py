@@ -28,8 +28,8 @@ __all__ = [
 ]
 
 # The search settings an agent spec may give as options (``uct:200,c_puct=2``). The noise
-# settings are not among them: an agent's noise is on or off (``noise=true``), as in self-play.
-# ``noise`` and ``temperature_moves`` are options of the agent, not of its search.
+# settings are not among them: ``noise`` (on or off, as in self-play) and ``temperature_moves``
+# are options of the agent (`spec_agent_options`), not of its search.
 SPEC_SEARCH_OPTIONS = ("search", "c_puct", "fpu_reduction", "max_considered", "c_visit", "c_scale")
 
 
@@ -154,7 +154,7 @@ class SearchAgent:
         )
 
     def __repr__(self) -> str:
-        noise = ", noise=True" if self.noise else ""
+        options = ", noise=True" if self.noise else ""
         if self.temperature_moves:
-            noise += f", temperature_moves={self.temperature_moves}"
-        return f"{type(self).__name__}({self.settings}{noise}, name={self.name!r})"
+            options += f", temperature_moves={self.temperature_moves}"
+        return f"{type(self).__name__}({self.settings}{options}, name={self.name!r})"
