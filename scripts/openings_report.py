@@ -5,8 +5,10 @@ agreement, written by `trapy_rl.analysis.report.opening_report`.
     python scripts/openings_report.py --out /tmp/openings --playouts 4 --refine-fairest 5
 
 Each map is hours of games on a CPU; the tables are cached (~/.cache/trapy_rl/openings), so
-running it again only redraws. ``trapy-openings estimator=playout agent=...`` computes one map
-with the same settings (and fills the same cache).
+running it again only redraws. ``--workers 2`` plays each map on two processes, and a map
+that was stopped resumes from its journal in the cache when the command runs again.
+``trapy-openings estimator=playout agent=...`` computes one map with the same settings (and
+fills the same cache).
 """
 
 from __future__ import annotations
@@ -42,6 +44,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--refine-fairest", type=int, default=20)
     parser.add_argument("--half-width", type=float, default=0.05)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--workers", type=int, default=1, help="batches of games played at once, one process each"
+    )
     parser.add_argument("--cache-dir", default="default")
     parser.add_argument("--out", type=Path, default=ROOT / "docs")
     args = parser.parse_args(argv)
@@ -62,6 +67,7 @@ def main(argv: list[str] | None = None) -> None:
             refine_fairest=args.refine_fairest,
             half_width=args.half_width,
             seed=args.seed,
+            workers=args.workers,
             cache_dir=None if args.cache_dir == "null" else args.cache_dir,
             command=" ".join(
                 ["python scripts/openings_report.py"]

@@ -320,8 +320,12 @@ def test_refinement_narrows_the_fairest_intervals_and_leaves_the_rest(mirror):
     board = Board(3)
     owner, mover = RolloutMCTSAgent(SearchSettings(num_simulations=6), seed=0), RandomAgent(seed=1)
     wins, games = playout_counts(owner, mover, board, num_games=6)
+
+    def play(num_games):
+        return playout_counts(owner, mover, board, num_games=num_games)
+
     new_wins, new_games = refine_fairest(
-        owner, mover, board, wins, games, fairest=3, half_width=0.1, mirror=mirror
+        play, board, wins, games, fairest=3, half_width=0.1, mirror=mirror
     )
     assert (new_games >= games).all() and (new_wins >= wins).all()
     pooled_wins, pooled_games = (
@@ -342,7 +346,7 @@ def test_refinement_narrows_the_fairest_intervals_and_leaves_the_rest(mirror):
     if mirror:  # a pair's games are split between its two cells
         pairs = board.mirror_cells[grown]
         assert np.isin(pairs, grown).all()
-    _, same_games = refine_fairest(owner, mover, board, wins, games, fairest=0, half_width=0.1)
+    _, same_games = refine_fairest(play, board, wins, games, fairest=0, half_width=0.1)
     np.testing.assert_array_equal(same_games, games)
 
 

@@ -6,6 +6,8 @@
     trapy-openings estimator=playout agent=uct:100 playouts=50
     trapy-openings estimator=playout agent=mcts:pretrained:64,noise=true playouts=16  # the map
     trapy-openings out_dir=/tmp/openings                # anywhere; default: Hydra's run folder
+    trapy-openings estimator=playout ... workers=4      # games on 4 processes; Ctrl-C, then
+                                                        # the same command resumes
 
 The configuration is ``configs/openings.yaml``, checked against `OpeningsConfig` (stored in
 Hydra's ConfigStore as ``openings_schema``), so a typo in an override fails naming the key.
@@ -53,6 +55,7 @@ class OpeningsConfig:
     mirror: bool = True
     seed: int = 0
     device: str = "cpu"
+    workers: int = 1
     cache_dir: str | None = "default"
     out_dir: str | None = None
     fairest: int = 5
@@ -87,6 +90,7 @@ def run(cfg: DictConfig | OpeningsConfig, out_dir: str | Path) -> dict[str, Path
         mirror=cfg.mirror,
         seed=cfg.seed,
         device=cfg.device,
+        workers=cfg.workers,
         cache_dir=cfg.cache_dir,
         progress=True,
     )

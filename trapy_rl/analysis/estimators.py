@@ -39,6 +39,7 @@ estimator and caches what it computed.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -54,6 +55,7 @@ from trapy_rl.game.state import BLUE
 from trapy_rl.mcts import MCTS, Evaluator, SearchSettings
 
 __all__ = [
+    "PlayCounts",
     "mirror_average",
     "mirror_pool",
     "net_values",
@@ -64,6 +66,11 @@ __all__ = [
     "search_values",
     "swapped_openings",
 ]
+
+
+PlayCounts = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
+"""``play(num_games [K] int) -> (wins [K] int64, games [K] int64)``: that many games from each
+swapped opening, and how often the stone's owner won them (`playout_counts` with two agents)."""
 
 
 # ---------------------------------------------------------------------- positions
@@ -291,8 +298,7 @@ def playout_counts(
 
 
 def refine_fairest(
-    agent_owner: Agent,
-    agent_opponent: Agent,
+    play: PlayCounts,
     board: Board,
     wins: np.ndarray,
     games: np.ndarray,
@@ -301,8 +307,6 @@ def refine_fairest(
     half_width: float,
     mirror: bool = True,
     max_games: int = 4000,
-    batch_size: int = 1024,
-    progress: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
     """More games where they matter: until the ``fairest`` openings nearest v = 1/2 all have a
     95% Wilson interval no wider than +-``half_width``.
@@ -315,14 +319,15 @@ def refine_fairest(
     mirror, so both estimate one value) and a pair's new games are split between its two cells.
 
     Args:
-        agent_owner, agent_opponent: as in `playout_counts`.
+        play: plays the games, ``play(num_games [K] int) -> (wins [K], games [K])``: e.g.
+            ``lambda n: playout_counts(owner, opponent, board, num_games=n)``, or a
+            `trapy_rl.analysis.playout_jobs.PlayoutJob`.
         board: the board.
         wins, games: [K] int, the counts so far (`playout_counts`), every cell played.
         fairest: how many cells must reach the width (0: none, the counts are returned).
         half_width: the interval's half-width to reach, in (0, 1/2).
         mirror: pool c and mirror(c).
         max_games: a (pooled) cell stops getting games at this many.
-        batch_size, progress: as in `playout_counts`.
 
     Returns:
         (wins [K] int64, games [K] int64): the counts with the new games added (not pooled).
@@ -359,14 +364,7 @@ def refine_fairest(
             split[cell] += (more[cell] + 1) // 2 if partner[cell] != cell else more[cell]
             if partner[cell] != cell:
                 split[partner[cell]] += more[cell] // 2
-        new_wins, new_games = playout_counts(
-            agent_owner,
-            agent_opponent,
-            board,
-            num_games=split,
-            batch_size=batch_size,
-            progress=progress,
-        )
+        new_wins, new_games = play(split)
         wins, games = wins + new_wins, games + new_games
     return wins, games
 

@@ -22,7 +22,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from trapy_rl.agents.kinds import parse_agent
 from trapy_rl.agents.rollout import RolloutEvaluator
 from trapy_rl.analysis.estimators import (
     _check_cells_array,
@@ -30,11 +29,11 @@ from trapy_rl.analysis.estimators import (
     check_refinement,
     mirror_pool,
     net_values,
-    playout_counts,
     refine_fairest,
     rollout_counts,
     search_values,
 )
+from trapy_rl.analysis.playout_jobs import PlayoutJob
 from trapy_rl.errors import one_line
 from trapy_rl.eval import wilson_interval
 from trapy_rl.eval.cache import file_sha256
@@ -54,7 +53,7 @@ __all__ = [
 
 ESTIMATORS = ("net", "search", "rollout", "playout")
 TABLE_COLUMNS = ("cell", "name", "v", "low", "high", "games", "swap", "blue_chance", "rank")
-_CACHE_FORMAT = 2
+_CACHE_FORMAT = 3  # 3: the games are played in seeded batches (PlayoutJob)
 
 
 # ---------------------------------------------------------------------- the table
@@ -146,6 +145,7 @@ def estimate_openings(
     mirror: bool = True,
     seed: int = 0,
     device: str = "cpu",
+    workers: int = 1,
     cache_dir: str | os.PathLike | None = "default",
     progress: bool = False,
 ) -> pd.DataFrame:
@@ -170,9 +170,14 @@ def estimate_openings(
         mirror: make the map symmetric under the mirror (average values or pool counts).
         seed: seeds playouts and agents; the result is a function of the arguments.
         device: where a net runs (``cpu``, ``cuda``, ``auto``).
+        workers: ``playout``: batches of games played at once, each in its own process
+            (`trapy_rl.analysis.playout_jobs.PlayoutJob`); the result does not depend on it.
         cache_dir: the cache folder; ``"default"`` is `default_cache_dir`, None caches nothing.
             Key: estimator, side, seed, mirror, the settings that estimator reads, the agent
-            specs and the checkpoint file's content hash.
+            specs and the checkpoint file's content hash. While ``playout`` games are played,
+            each finished batch is kept in a journal beside the table's file, so that a job
+            that was stopped resumes where it stopped when it is run again (with the result
+            it would have had without the stop); the journal goes once the table is written.
         progress: show a bar with rate and ETA while games are played (``playout``).
 
     Returns:
@@ -182,6 +187,7 @@ def estimate_openings(
         ValueError: naming a bad estimator, setting, or a checkpoint of another side.
     """
     board = Board(side)
+    _check_positive(workers, "workers")
     if estimator not in ESTIMATORS:
         raise ValueError(f"estimator must be one of {', '.join(ESTIMATORS)}; got {estimator!r}")
     if estimator == "net" and checkpoint is None:
@@ -215,13 +221,17 @@ def estimate_openings(
             table.attrs.update(key=key, cached=True)
             return table
 
-    table = _compute(board, key, checkpoint_file, device, progress)
+    journal = None if path is None else path.with_suffix(".journal.json")
+    table = _compute(
+        board, key, checkpoint_file, device, workers=workers, journal=journal, progress=progress
+    )
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
         temporary = path.with_suffix(".tmp")
         table.to_csv(temporary, index=False, float_format="%.17g")
         os.replace(temporary, path)
         path.with_suffix(".json").write_text(json.dumps(key, indent=2, sort_keys=True) + "\n")
+        journal.unlink(missing_ok=True)  # the table holds it all now
     table.attrs.update(key=key, cached=False)
     return table
 
@@ -254,7 +264,14 @@ def _cache_key(*, board: Board, estimator: str, checkpoint_file: Path | None, **
 
 
 def _compute(
-    board: Board, key: dict, checkpoint_file: Path | None, device: str, progress: bool
+    board: Board,
+    key: dict,
+    checkpoint_file: Path | None,
+    device: str,
+    *,
+    workers: int,
+    journal: Path | None,
+    progress: bool,
 ) -> pd.DataFrame:
     estimator, mirror, seed = key["estimator"], key["mirror"], key["seed"]
     if estimator in ("net", "search"):
@@ -270,27 +287,37 @@ def _compute(
     if estimator == "rollout":
         wins, games = rollout_counts(board, num_rollouts=key["playouts"], seed=seed)
     else:
-        seeds = np.random.SeedSequence(seed).generate_state(2)
-        owner = parse_agent(key["agent"]["spec"], board=board, seed=int(seeds[0]))
-        mover = (
-            owner
-            if key["opponent"] == key["agent"]
-            else parse_agent(key["opponent"]["spec"], board=board, seed=int(seeds[1]))
-        )
-        wins, games = playout_counts(
-            owner, mover, board, num_games=key["playouts"], progress=progress
-        )
-        wins, games = refine_fairest(
-            owner,
-            mover,
+        job = PlayoutJob(
+            key["agent"]["spec"],
+            key["opponent"]["spec"],
             board,
-            wins,
-            games,
-            fairest=key["refine_fairest"],
-            half_width=key["half_width"],
-            mirror=mirror,
+            seed=seed,
+            workers=workers,
+            journal=journal,
+            key=key,
             progress=progress,
         )
+        if job.games_kept:
+            print(f"resuming: {job.games_kept} games of {journal} are kept", flush=True)
+        try:
+            wins, games = job(key["playouts"])
+            wins, games = refine_fairest(
+                job,
+                board,
+                wins,
+                games,
+                fairest=key["refine_fairest"],
+                half_width=key["half_width"],
+                mirror=mirror,
+            )
+        except KeyboardInterrupt:
+            if journal is not None:
+                print(
+                    f"\nstopped: {job.games_kept} games are kept in {journal}; "
+                    "the same command resumes",
+                    flush=True,
+                )
+            raise
     if mirror:
         wins, games = mirror_pool(wins, games, board)
     return _table_from_counts(wins, games, board)

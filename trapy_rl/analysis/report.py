@@ -73,6 +73,7 @@ def opening_report(
     refine_fairest: int = 20,
     half_width: float = 0.05,
     seed: int = 0,
+    workers: int = 1,
     cache_dir: str | Path | None = "default",
     command: str | None = None,
 ) -> OpeningReport:
@@ -83,7 +84,7 @@ def opening_report(
         agents: two agent specs; each plays both sides of its own map.
         labels: their short names in the report (file names, legends).
         net: a checkpoint (or shipped name) whose value head is reported beside the first map.
-        side, playouts, refine_fairest, half_width, seed, cache_dir: as in
+        side, playouts, refine_fairest, half_width, seed, workers, cache_dir: as in
             `trapy_rl.analysis.estimate_openings` (estimator ``playout``, mirrored).
         command: the command line printed in the report (default: this process's).
 
@@ -104,6 +105,7 @@ def opening_report(
             refine_fairest=refine_fairest,
             half_width=half_width,
             seed=seed,
+            workers=workers,
             cache_dir=cache_dir,
             progress=True,
         )
