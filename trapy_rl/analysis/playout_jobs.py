@@ -17,11 +17,11 @@ A round is one call of a `PlayoutJob`: the map's first games are round 0, each r
 
 from __future__ import annotations
 
-import concurrent.futures
 import hashlib
 import json
 import multiprocessing
 import os
+import signal
 from pathlib import Path
 from typing import Any
 
@@ -62,10 +62,18 @@ def play_batch(agent: str, opponent: str, side: int, cells: np.ndarray, seed: An
     return wins
 
 
+def _play_labelled(item: tuple[str, tuple]) -> tuple[str, np.ndarray]:
+    label, task = item
+    return label, play_batch(*task)
+
+
 def _init_worker() -> None:
     import torch
 
     torch.set_num_threads(1)  # N workers on N cores; more threads only contend
+    # Ctrl-C reaches the whole process group: the job's process stops the workers, so that
+    # they go quietly instead of each printing a traceback.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 class PlayoutJob:
@@ -179,18 +187,16 @@ class PlayoutJob:
                 yield label, play_batch(*task)
             return
         # spawn, not fork: a forked copy of a process that has run torch can deadlock.
-        with concurrent.futures.ProcessPoolExecutor(
-            max_workers=min(self.workers, len(tasks)),
-            mp_context=multiprocessing.get_context("spawn"),
-            initializer=_init_worker,
-        ) as pool:
-            futures = {pool.submit(play_batch, *task): label for label, task in tasks.items()}
-            try:
-                for future in concurrent.futures.as_completed(futures):
-                    yield futures[future], future.result()
-            except BaseException:
-                pool.shutdown(wait=False, cancel_futures=True)
-                raise
+        context = multiprocessing.get_context("spawn")
+        pool = context.Pool(min(self.workers, len(tasks)), initializer=_init_worker)
+        try:
+            yield from pool.imap_unordered(_play_labelled, tasks.items())
+            pool.close()
+        except BaseException:
+            pool.terminate()  # Ctrl-C: stop the batches in flight now, not when they end
+            raise
+        finally:
+            pool.join()
 
     def _seed(self, label: str) -> np.random.SeedSequence:
         round_, index = (int(part) for part in label.split(":"))
