@@ -22,6 +22,7 @@ import json
 import multiprocessing
 import os
 import signal
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -127,7 +128,7 @@ class PlayoutJob:
         self.key = key or {}
         self.progress = progress
         self.round = 0
-        self.batches: dict[str, dict] = self._read_journal()  # label -> {"cells", "wins"}
+        self.batches: dict[str, dict] = self._read_journal()  # label -> {"cells", "games", "wins"}
 
     # ------------------------------------------------------------------ a round
 
@@ -174,7 +175,7 @@ class PlayoutJob:
         self.round += 1
         return wins, counts.copy()
 
-    def _play(self, todo: dict[str, np.ndarray]):
+    def _play(self, todo: dict[str, np.ndarray]) -> Iterator[tuple[str, np.ndarray]]:
         """Yield (label, wins [K] int64) for each batch of ``todo`` as it finishes."""
         if not todo:
             return

@@ -280,7 +280,9 @@ def _markdown(
         lines.append(f"- **{label}**: {_training_line(agent)}")
     lines += [
         "",
-        "Reproduce (hours on a CPU; the tables are cached, so a second run only redraws):",
+        "Reproduce (hours on a CPU; the tables are cached, so a second run only redraws;"
+        " `--workers N` plays N batches of games at once with the same result, and a map that"
+        " was stopped resumes from its journal in the cache when the command runs again):",
         "",
         "```",
         command,
