@@ -8,7 +8,7 @@ import sys
 
 import numpy as np
 import pytest
-from tiny import write_tiny_checkpoint
+from tiny import tiny_payload, write_tiny_checkpoint
 
 pytest.importorskip("onnx")
 pytest.importorskip("onnxruntime")
@@ -17,6 +17,7 @@ from trapy_rl.game import BatchGame, Board
 from trapy_rl.game.planes import encode_planes
 from trapy_rl.game.sampling import random_legal_actions
 from trapy_rl.onnx import OnnxEvaluator, export_onnx, main
+from trapy_rl.train.checkpoint import save_checkpoint
 
 SIDE = 5
 
@@ -100,3 +101,15 @@ def test_trapy_export_command_line(exported, tmp_path, capsys):
     assert stop.value.code == 2
     err = capsys.readouterr().err
     assert "bad.pt" in err and "Traceback" not in err
+
+
+def test_exported_values_are_clipped_to_one(tmp_path):
+    """The `onnx:` agent's values too (ONNX Runtime's tanh overshoots 1 a little below 9)."""
+    payload = tiny_payload(side=SIDE, seed=3)
+    state = payload["model"]["state"]
+    state["value_mlp.2.weight"].zero_()
+    state["value_mlp.2.bias"].fill_(8.99994)
+    confident = save_checkpoint(tmp_path / "confident.pt", payload)
+    evaluator = OnnxEvaluator(export_onnx(confident, tmp_path / "confident.onnx"))
+    _, values = evaluator(positions(4, seed=1), np.arange(4))
+    assert (np.abs(values) <= 1.0).all() and values.min() > 0.99

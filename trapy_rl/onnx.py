@@ -28,7 +28,7 @@ from trapy_rl.errors import MissingExtraError
 from trapy_rl.game.batch import BatchGame
 from trapy_rl.game.planes import encode_planes
 
-__all__ = ["OPSET", "OnnxEvaluator", "export_onnx", "main"]
+__all__ = ["OPSET", "OnnxEvaluator", "clip_values", "export_onnx", "main"]
 
 OPSET = 17
 
@@ -39,6 +39,17 @@ def _runtime():
     except ModuleNotFoundError as error:
         raise MissingExtraError("onnx", module="onnxruntime", needed_by="an ONNX model") from error
     return onnxruntime
+
+
+def clip_values(values: np.ndarray) -> np.ndarray:
+    """[n] float32 values from ONNX Runtime, clipped to [-1, 1] in place.
+
+    Its CPU tanh is an approximation that overshoots: 1.0000002 for inputs near 9, which a
+    confident value head reaches; the search refuses values outside [-1, 1] (two runs of the
+    side-10 recipe stopped on it, at iterations 215 and 305), so the overshoot is clipped where
+    it comes out.
+    """
+    return np.clip(values, -1.0, 1.0, out=values)
 
 
 def export_onnx(checkpoint: str | Path, out: str | Path) -> Path:
@@ -132,7 +143,7 @@ class OnnxEvaluator:
             None, {"planes": np.ascontiguousarray(planes, np.float32)}
         )
         logits = np.where(legal, logits, np.float32(-np.inf)).astype(np.float32, copy=False)
-        return logits, values.astype(np.float32, copy=False)
+        return logits, clip_values(values.astype(np.float32, copy=False))
 
     def __call__(self, batch: BatchGame, games: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Evaluate ``games`` [n] int of ``batch`` (see `trapy_rl.nn.evaluator`)."""

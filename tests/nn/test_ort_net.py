@@ -93,3 +93,18 @@ def test_the_evaluator_on_onnxruntime_agrees_with_the_folded_one():
 def test_the_evaluator_refuses_onnxruntime_with_what_it_cannot_run(options: dict):
     with pytest.raises(ValueError, match="onnxruntime runs the net on the CPU in fp32"):
         NetEvaluator(tiny_net(), device="cpu", onnxruntime=True, **options)
+
+
+def test_values_stay_in_the_range_where_onnxruntimes_tanh_overshoots():
+    """ONNX Runtime's CPU tanh gives 1.0000001 for inputs a little below 9; the search refuses
+    a value beyond 1, so a run whose value head got that confident stopped (two did)."""
+    net = tiny_net().eval()
+    final = net.value_mlp[2]
+    planes = _planes(5, 3, seed=5)
+    with torch.no_grad():
+        final.weight.zero_()
+        for pre_activation in (8.99994, 8.9999, 8.9998, -8.99994, -8.9999):
+            final.bias.fill_(pre_activation)
+            _, values = OrtNet(net)(planes)
+            assert (values.abs() <= 1.0).all(), (pre_activation, values)
+            torch.testing.assert_close(values, torch.tanh(torch.tensor(pre_activation)).expand(3))

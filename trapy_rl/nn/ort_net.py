@@ -23,7 +23,7 @@ import torch
 from trapy_rl.errors import MissingExtraError
 from trapy_rl.nn.folded import FoldedNet, folded_forward
 from trapy_rl.nn.network import PolicyValueNet
-from trapy_rl.onnx import OPSET
+from trapy_rl.onnx import OPSET, clip_values
 
 __all__ = ["OrtNet"]
 
@@ -88,7 +88,7 @@ class OrtNet:
         planes = np.ascontiguousarray(planes, dtype=np.float32)
         side = self.net._check_planes(torch.from_numpy(planes))
         logits, values = self._session(side).run(None, {"planes": planes})
-        return logits, values
+        return logits, clip_values(values)
 
     def _session(self, side: int):
         """The side's session, opened again with the current weights if they changed."""
