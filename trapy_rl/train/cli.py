@@ -3,7 +3,8 @@
     trapy-train                                   # the default run (about seven CPU minutes)
     trapy-train debug=smoke                       # a one-minute check
     trapy-train side=10 mcts.num_simulations=200  # any override; typos fail naming the key
-    trapy-train resume=outputs/2026-01-01/12-00-00
+    trapy-train resume=outputs/2026-01-01/12-00-00  # go on: the run's settings and folder
+    trapy-train resume=outputs/2026-01-01/12-00-00 minutes=240  # the same, a longer budget
 
 Each run writes its resolved config, checkpoints and TensorBoard events into its Hydra output
 folder, ``outputs/<date>/<time>/``.
@@ -13,10 +14,11 @@ from __future__ import annotations
 
 import hydra
 from hydra.core.hydra_config import HydraConfig
-from omegaconf import DictConfig
+from omegaconf import DictConfig, OmegaConf
 
 from trapy_rl.config import CONFIG_DIR, train_config
 from trapy_rl.errors import reported
+from trapy_rl.train.resume import changed_settings, flatten_settings, resumed_config
 
 __all__ = ["main", "run"]
 
@@ -29,9 +31,33 @@ def run(cfg: DictConfig) -> int:
     from trapy_rl.train.loop import train
 
     config = train_config(cfg)
+    if config.resume:
+        changed = _command_line_settings(cfg)
+        config = resumed_config(config, changed)
+        changed -= {"resume", "run_dir"}
+        print(
+            f"resuming {config.resume} with the run's own settings"
+            + (f", but: {', '.join(sorted(changed))} as given here" if changed else ""),
+            flush=True,
+        )
     if not config.run_dir:
         config = config.replace({"run_dir": HydraConfig.get().runtime.output_dir})
     return train(config).exit_code
+
+
+def _command_line_settings(cfg: DictConfig) -> set[str]:
+    """Dotted names of the settings this command line set: those its overrides (group choices
+    like ``experiment=...`` included) made differ from the defaults, and those it named."""
+    from hydra import compose
+
+    defaults = OmegaConf.to_container(compose(config_name="train"), resolve=True)
+    command = OmegaConf.to_container(cfg, resolve=True)
+    named = {
+        override.split("=", 1)[0].lstrip("+~")
+        for override in HydraConfig.get().overrides.task
+        if "=" in override
+    }
+    return changed_settings(command, defaults) | (named & flatten_settings(command).keys())
 
 
 @hydra.main(version_base="1.3", config_path=CONFIG_DIR, config_name="train")

@@ -1,0 +1,91 @@
+"""A resumed run goes on with its own settings (saved in its checkpoints), in its own folder."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+import yaml
+from tiny import tiny_payload
+
+from trapy_rl.train.checkpoint import save_checkpoint, write_run_checkpoint
+from trapy_rl.train.resume import changed_settings, flatten_settings, resumed_config
+from trapy_rl.train.settings import TrainConfig
+
+RUN_SETTINGS = TrainConfig().replace(
+    {
+        "side": 4,
+        "minutes": 480.0,
+        "mcts.num_simulations": 8,
+        "curriculum.sides": [],
+        "seed": 3,
+        "curriculum.until_minutes": [],
+    }
+)
+
+
+def saved_run(folder, config: TrainConfig | None = RUN_SETTINGS):
+    payload = tiny_payload(side=4, iteration=2)
+    if config is not None:
+        payload["config"] = config.to_dict()
+    write_run_checkpoint(folder / "checkpoints", 2, payload)
+    return folder
+
+
+def test_the_saved_settings_come_back_and_only_the_changed_ones_are_taken(tmp_path):
+    run = saved_run(tmp_path / "run")
+    given = TrainConfig().replace({"resume": str(run), "minutes": 600.0})
+    config = resumed_config(given, {"resume", "minutes"})
+    assert config.mcts.num_simulations == 8 and config.side == 4 and config.seed == 3
+    assert config.minutes == 600.0
+    assert config.resume == str(run) and config.run_dir == str(run)  # on in its own folder
+    assert config.replace({"minutes": 480.0, "resume": None, "run_dir": None}) == RUN_SETTINGS
+
+
+def test_a_checkpoint_file_starts_a_new_folder_and_old_checkpoints_keep_the_command(tmp_path):
+    run = saved_run(tmp_path / "run")
+    given = TrainConfig().replace({"resume": str(run / "checkpoints" / "ckpt_000002.pt")})
+    config = resumed_config(given, {"resume"})
+    assert config.mcts.num_simulations == 8 and config.run_dir is None
+    chosen = given.replace({"run_dir": str(tmp_path / "elsewhere")})
+    assert resumed_config(chosen, {"resume", "run_dir"}).run_dir == str(tmp_path / "elsewhere")
+    bare = tiny_payload(side=4)  # a checkpoint written before the settings were saved in it
+    path = save_checkpoint(tmp_path / "bare.pt", bare)
+    old = TrainConfig().replace({"resume": str(path)})
+    assert resumed_config(old, {"resume"}) == old
+    with pytest.raises(ValueError, match=r"mcts\.simulations: unknown setting"):
+        resumed_config(given, {"mcts.simulations"})
+
+
+def test_changed_settings_are_the_dotted_names_that_differ():
+    defaults = {"a": 1, "b": {"c": [1, 2], "d": "x"}}
+    command = {"a": 1, "b": {"c": [1, 3], "d": "x"}, "e": None}
+    assert changed_settings(command, defaults) == {"b.c", "e"}
+    assert flatten_settings({"b": {"c": (1, 2)}}) == {"b.c": [1, 2]}
+
+
+def test_trapy_train_resume_needs_no_overrides_repeated(tmp_path):
+    """A run trained with overrides, resumed with ``resume=`` and a longer budget alone."""
+    run, elsewhere = tmp_path / "run", tmp_path / "elsewhere"
+    overrides = [
+        "side=4", "model=tiny", "mcts.num_simulations=8", "selfplay.num_games=8",
+        "selfplay.moves_per_iteration=10", "replay.min_size=16", "optim.batch_size=16",
+        "eval.every=0", "eval.final_games=0", "logger.progress=false", "curriculum=none",
+    ]  # fmt: skip
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+
+    def train(*args: str) -> str:
+        command = [sys.executable, "-m", "trapy_rl.train.cli", *args]
+        done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=300)
+        assert done.returncode == 0, done.stdout + done.stderr
+        return done.stdout
+
+    train(*overrides, "iterations=2", f"hydra.run.dir={run}")
+    output = train(f"resume={run}", "iterations=4", f"hydra.run.dir={elsewhere}")
+    assert "with the run's own settings, but: iterations as given here" in output
+    assert (run / "checkpoints" / "ckpt_000004.pt").is_file()  # on in the run's folder
+    saved = yaml.safe_load((run / "config.yaml").read_text())
+    assert saved["mcts"]["num_simulations"] == 8 and saved["side"] == 4
+    assert saved["iterations"] == 4
