@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SECTIONS = ("env", "net", "search", "selfplay", "backends")
+SECTIONS = ("env", "net", "search", "selfplay", "backends", "openings")
 
 
 def machine() -> str:
