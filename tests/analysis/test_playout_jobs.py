@@ -126,10 +126,10 @@ def test_a_stopped_map_resumes_to_the_table_it_would_have_had(tmp_path, monkeypa
     with pytest.raises(KeyboardInterrupt):
         estimate_openings(cache_dir=tmp_path / "stopped", **settings)
     (journal,) = (tmp_path / "stopped").glob("*.journal.json")
-    assert "1024 games are kept" in capsys.readouterr().out
+    assert "512 games are kept" in capsys.readouterr().out
     monkeypatch.setattr(playout_jobs, "play_batch", play_batch)
     resumed = estimate_openings(cache_dir=tmp_path / "stopped", **settings)
-    assert "resuming: 1024 games" in capsys.readouterr().out
+    assert "resuming: 512 games" in capsys.readouterr().out
     assert not journal.exists()  # the table holds it all now
     np.testing.assert_array_equal(resumed["v"], whole["v"])
     np.testing.assert_array_equal(resumed["games"], whole["games"])

@@ -91,7 +91,10 @@ class PlayoutJob:
         opponent: the spec of the player to move (default ``agent``: one agent plays both).
         board: the board.
         seed: the job's seed; the result is a function of it and the specs, sizes and rounds.
-        batch_size: games a batch (and a call of the agents).
+        batch_size: games a batch. Each agent is asked for about half of them at a time
+            (one side's moves); on side 10 a move costs the same per game from 256 games a
+            call to 1,024, and less than that makes it dearer. A batch is also what a stop
+            loses and how often the bar moves (about 6 minutes of a core on side 10).
         workers: batches played at once, each in its own process (1: in this process).
         journal: a JSON file that keeps each finished batch, read back when the job runs
             again (None: none); it must have been written for the same ``key``.
@@ -110,7 +113,7 @@ class PlayoutJob:
         board: Board,
         *,
         seed: int,
-        batch_size: int = 1024,
+        batch_size: int = 512,
         workers: int = 1,
         journal: str | os.PathLike | None = None,
         key: dict | None = None,
