@@ -89,3 +89,25 @@ def test_trapy_train_resume_needs_no_overrides_repeated(tmp_path):
     saved = yaml.safe_load((run / "config.yaml").read_text())
     assert saved["mcts"]["num_simulations"] == 8 and saved["side"] == 4
     assert saved["iterations"] == 4
+
+
+def test_settings_newer_or_older_than_the_checkpoint(tmp_path):
+    """A setting the checkpoint lacks keeps the command's value, one the toolkit dropped is
+    ignored, and settings that do not go together are refused in one line."""
+    saved = RUN_SETTINGS.to_dict()
+    del saved["selfplay"]["swap_coin_share"]  # as if it were newer than the checkpoint
+    saved["selfplay"]["retired_option"] = 1  # as if the toolkit had dropped it
+    payload = tiny_payload(side=4, iteration=2) | {"config": saved}
+    write_run_checkpoint(tmp_path / "run" / "checkpoints", 2, payload)
+    given = TrainConfig().replace(
+        {"resume": str(tmp_path / "run"), "selfplay.swap_coin_share": 0.5}
+    )
+    config = resumed_config(given, {"resume"})
+    assert config.selfplay.swap_coin_share == 0.5 and config.mcts.num_simulations == 8
+
+    saved["curriculum"] = {"sides": [2], "until": [5], "until_minutes": []}
+    payload = tiny_payload(side=4, iteration=3) | {"config": saved}
+    write_run_checkpoint(tmp_path / "run" / "checkpoints", 3, payload)
+    clash = given.replace({"curriculum.sides": [2], "curriculum.until_minutes": [1.0]})
+    with pytest.raises(ValueError, match=r"its saved settings with this command's: .*until"):
+        resumed_config(clash, {"resume", "curriculum.until_minutes"})

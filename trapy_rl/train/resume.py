@@ -28,30 +28,40 @@ def resumed_config(given: TrainConfig, changed: Iterable[str]) -> TrainConfig:
             these keep ``given``'s values, the others take the run's.
 
     Returns:
-        The run's saved settings with the changed ones, ``resume``, and ``run_dir``: the run
-        folder when ``resume`` is one (unless ``run_dir`` was changed), else ``given``'s.
-        ``given`` itself for a checkpoint without saved settings.
+        ``given`` with every setting the checkpoint saved and the command line did not set
+        taken from the checkpoint (a setting newer than the checkpoint keeps ``given``'s
+        value, one the toolkit no longer has is dropped), and ``run_dir`` the run folder
+        when ``resume`` is one (unless the command line set it). ``given`` itself for a
+        checkpoint without saved settings.
 
     Raises:
         CheckpointError: if no checkpoint loads at ``given.resume``.
-        ValueError: if a changed name is not a setting.
+        ValueError: if a changed name is not a setting, or the settings do not go together.
     """
     from trapy_rl.train.checkpoint import load_newest_valid
 
     saved = load_newest_valid(given.resume).get("config")
     if not saved:
         return given
+    changed = set(changed)
     current = flatten_settings(given.to_dict())
-    changes = {}
-    for key in set(changed) - {"resume", "run_dir"}:
-        if key not in current:
-            raise ValueError(f"{key}: unknown setting")
-        changes[key] = current[key]
-    run_dir = given.run_dir
-    if "run_dir" not in set(changed) and Path(given.resume).is_dir():
-        run_dir = str(given.resume)
-    changes |= {"resume": given.resume, "run_dir": run_dir}
-    return TrainConfig.from_dict(saved).replace(changes)
+    unknown = sorted(changed - current.keys())
+    if unknown:
+        raise ValueError(f"{unknown[0]}: unknown setting")
+    kept = {
+        key: value
+        for key, value in flatten_settings(saved).items()
+        if key in current and key not in changed | {"resume", "run_dir"}
+    }
+    if "run_dir" not in changed and Path(given.resume).is_dir():
+        kept["run_dir"] = str(given.resume)
+    try:
+        return given.replace(kept)
+    except ValueError as error:
+        raise ValueError(
+            f"{given.resume}: its saved settings with this command's: {error} (set the key "
+            "on the command line)"
+        ) from None
 
 
 def changed_settings(command: Mapping[str, Any], defaults: Mapping[str, Any]) -> set[str]:
