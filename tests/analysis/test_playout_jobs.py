@@ -8,8 +8,7 @@ import numpy as np
 import pytest
 
 import trapy_rl.analysis.playout_jobs as playout_jobs
-from trapy_rl.analysis import estimate_openings
-from trapy_rl.analysis.playout_jobs import PlayoutJob
+from trapy_rl.analysis import PlayoutJob, estimate_openings
 from trapy_rl.game import Board
 
 BOARD = Board(3)

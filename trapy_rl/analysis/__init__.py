@@ -27,12 +27,14 @@ from trapy_rl.analysis.openings import (
     estimate_openings,
     opening_table,
 )
+from trapy_rl.analysis.playout_jobs import PlayoutJob
 from trapy_rl.analysis.summary import OpeningSummary, near_long_edge_middle, summarize
 
 __all__ = [
     "ESTIMATORS",
     "TABLE_COLUMNS",
     "OpeningSummary",
+    "PlayoutJob",
     "default_cache_dir",
     "draw_opening_map",
     "draw_ranking",
