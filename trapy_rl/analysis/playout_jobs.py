@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 from tqdm.auto import tqdm
 
+from trapy_rl.analysis.estimators import _check_positive, playout_counts
 from trapy_rl.game.board import Board
 
 __all__ = ["JOURNAL_FORMAT", "PlayoutJob", "play_batch"]
@@ -51,7 +52,6 @@ def play_batch(agent: str, opponent: str, side: int, cells: np.ndarray, seed: An
         [K] int64, the owner's wins per cell.
     """
     from trapy_rl.agents.kinds import parse_agent
-    from trapy_rl.analysis.estimators import playout_counts
 
     board = Board(side)
     sequence = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
@@ -119,9 +119,8 @@ class PlayoutJob:
         key: dict | None = None,
         progress: bool = False,
     ) -> None:
-        for name, value in (("batch_size", batch_size), ("workers", workers)):
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-                raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+        _check_positive(batch_size, "batch_size")
+        _check_positive(workers, "workers")
         self.agent, self.opponent = agent, opponent or agent
         self.board = board
         self.seed = int(seed)
