@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
-from trapy_rl.analysis.agreement import compare_maps, sampling_ceiling, sure_of_decision
+from trapy_rl.analysis.agreement import (
+    compare_maps,
+    corrected_pearson,
+    sampling_ceiling,
+    sure_of_decision,
+)
 from trapy_rl.analysis.openings import opening_table
 from trapy_rl.game import Board
 
@@ -67,3 +73,55 @@ def test_the_sampling_ceiling_is_near_one_with_many_games_and_low_with_few():
     assert sampling_ceiling(truth, one, one, draws=50).mean() < 0.7
     with pytest.raises(ValueError, match="played counts"):
         sampling_ceiling(opening_table(v, board), many, many)
+
+
+def _drawn_map(chance: np.ndarray, games: int, rng: np.random.Generator) -> pd.DataFrame:
+    """A played map's columns with ``games`` games a cell drawn from ``chance`` ([K] float)."""
+    wins = rng.binomial(games, chance)
+    names = [f"cell{k}" for k in range(len(chance))]
+    return pd.DataFrame({"name": names, "v": wins / games, "games": games})
+
+
+def test_the_corrected_pearson_recovers_the_correlation_of_the_true_chances():
+    """Two agents' true chances correlate at a known r; 24 games a cell pull the measured r
+    well below it, and the correction for attenuation brings it back (3,000 cells, so that
+    the estimate is tight)."""
+    rng = np.random.default_rng(0)
+    z1, z2 = rng.standard_normal((2, 3000))
+    p_a = 0.5 + 0.3 * np.tanh(z1)
+    p_b = 0.5 + 0.3 * np.tanh(0.8 * z1 + 0.6 * z2)
+    true_r = np.corrcoef(p_a, p_b)[0, 1]
+    a, b = _drawn_map(p_a, 24, rng), _drawn_map(p_b, 24, rng)
+    result = corrected_pearson(a, b, draws=200)
+    assert result.pearson < true_r - 0.1
+    assert result.corrected == pytest.approx(true_r, abs=0.03)
+    assert result.low < true_r < result.high
+    assert 0.5 < result.reliability_a < 0.9 and 0.5 < result.reliability_b < 0.9
+    assert "corrected for sampling" in str(result)
+
+
+def test_the_corrected_pearson_counts_a_mirror_pair_once():
+    """On a mirrored map the two cells of a pair hold one estimate: the correlation is that of
+    the pairs (and the axis cells), as if each had been listed once."""
+    board = Board(4)
+    rng = np.random.default_rng(1)
+    units = np.minimum(np.arange(board.num_cells), board.mirror_cells)
+    chance = rng.uniform(0.1, 0.9, board.num_cells)[units]
+    a, b = (_drawn_map(chance, 40, rng) for _ in range(2))
+    for t in (a, b):  # pooled counts: both cells of a pair show the pair's estimate
+        t["v"] = t["v"].to_numpy()[units]
+    once = np.unique(units)
+    mirrored = corrected_pearson(a, b, board.mirror_cells, draws=20)
+    listed_once = corrected_pearson(a.iloc[once], b.iloc[once], draws=20)
+    assert mirrored.pearson == pytest.approx(listed_once.pearson)
+    assert mirrored.corrected == pytest.approx(listed_once.corrected)
+
+
+def test_the_corrected_pearson_refuses_other_boards_and_single_games():
+    rng = np.random.default_rng(2)
+    a = _drawn_map(np.full(10, 0.5), 8, rng)
+    with pytest.raises(ValueError, match="same board"):
+        corrected_pearson(a, a.iloc[:9])
+    one = a.assign(games=1)
+    with pytest.raises(ValueError, match="at least 2 played games"):
+        corrected_pearson(one, one)

@@ -10,7 +10,10 @@ compared cell by cell:
 - **the cells they disagree on**: sure in both, opposite decisions; and the cells where only
   one map is sure, or neither;
 - **what sampling alone allows** (`sampling_ceiling`): the rho of two maps drawn from one
-  truth with the two maps' game counts, so that a measured rho can be read against it.
+  truth with the two maps' game counts, so that a measured rho can be read against it;
+- **where unlimited games would take them** (`corrected_pearson`): the maps' Pearson
+  correlation corrected for the binomial noise in each (Spearman's correction for
+  attenuation), the agreement of the two agents' true chances.
 
 Shapes: K cells.
 
@@ -35,7 +38,14 @@ import numpy as np
 import pandas as pd
 from scipy.stats import spearmanr
 
-__all__ = ["MapAgreement", "compare_maps", "sampling_ceiling", "sure_of_decision"]
+__all__ = [
+    "CorrectedCorrelation",
+    "MapAgreement",
+    "compare_maps",
+    "corrected_pearson",
+    "sampling_ceiling",
+    "sure_of_decision",
+]
 
 
 @dataclass(frozen=True)
@@ -154,3 +164,93 @@ def sampling_ceiling(
         a, b = ((rng.binomial(c, chance) / c)[drawn_of] for c in counts)
         rhos[i] = spearmanr(a, b)[0]
     return rhos
+
+
+@dataclass(frozen=True)
+class CorrectedCorrelation:
+    """Two played maps' Pearson correlation, with and without their sampling noise.
+
+    Attributes:
+        pearson: the measured Pearson correlation of v over the units (cells, or mirror pairs).
+        reliability_a, reliability_b: each map's share of its variance across cells that is
+            not binomial noise, 1 - mean(v (1 - v) / (games - 1)) / var(v).
+        corrected: pearson / sqrt(reliability_a * reliability_b), the correlation of the two
+            agents' true chances (it may exceed 1 by sampling).
+        low, high: its 95% interval, from a bootstrap over the units.
+    """
+
+    pearson: float
+    reliability_a: float
+    reliability_b: float
+    corrected: float
+    low: float
+    high: float
+
+    def __str__(self) -> str:
+        return (
+            f"Pearson r {self.pearson:.3f}; reliabilities {self.reliability_a:.2f} and "
+            f"{self.reliability_b:.2f}; corrected for sampling {self.corrected:.3f} "
+            f"[{self.low:.3f}, {self.high:.3f}]"
+        )
+
+
+def _reliability(v: np.ndarray, games: np.ndarray) -> float:
+    """1 - the mean unbiased binomial variance of v over its variance across the units."""
+    return float(1 - (v * (1 - v) / (games - 1)).mean() / v.var())
+
+
+def _corrected(va: np.ndarray, vb: np.ndarray, ga: np.ndarray, gb: np.ndarray) -> float:
+    return float(np.corrcoef(va, vb)[0, 1] / np.sqrt(_reliability(va, ga) * _reliability(vb, gb)))
+
+
+def corrected_pearson(
+    a: pd.DataFrame,
+    b: pd.DataFrame,
+    mirror_cells: np.ndarray | None = None,
+    *,
+    draws: int = 1000,
+    seed: int = 0,
+) -> CorrectedCorrelation:
+    """The Pearson correlation two played maps would reach with unlimited games.
+
+    A cell's v is its agent's true chance plus binomial noise of variance p (1 - p) / games,
+    which lowers the measured correlation by sqrt(reliability_a * reliability_b); dividing by
+    that factor estimates the correlation of the true chances. The interval comes from
+    resampling the units with replacement (``draws`` times), so it holds both the binomial
+    noise and the choice of cells.
+
+    Args:
+        a, b: opening tables of one board with played counts (columns ``v`` and ``games``,
+            every cell at least 2 games).
+        mirror_cells: [K] int, each cell's mirror cell, for maps whose counts are pooled with
+            the mirror cell's (`Board.mirror_cells`): a pair counts once. None: every cell does.
+        draws: bootstrap draws of the interval.
+        seed: seeds the draws.
+
+    Raises:
+        ValueError: if the tables are not of the same cells, or a cell has fewer than 2 games.
+    """
+    if len(a) != len(b) or list(a["name"]) != list(b["name"]):
+        raise ValueError("the two opening tables are not of the same board's cells")
+    k = len(a)
+    units = (
+        np.arange(k) if mirror_cells is None else np.unique(np.minimum(np.arange(k), mirror_cells))
+    )
+    va, vb = (t["v"].to_numpy(np.float64)[units] for t in (a, b))
+    ga, gb = (t["games"].to_numpy(np.float64)[units] for t in (a, b))
+    if (ga < 2).any() or (gb < 2).any():
+        raise ValueError("corrected_pearson needs at least 2 played games in every cell")
+    rng = np.random.default_rng(seed)
+    boot = np.empty(draws)
+    for i in range(draws):
+        pick = rng.integers(0, len(units), len(units))
+        boot[i] = _corrected(va[pick], vb[pick], ga[pick], gb[pick])
+    low, high = np.nanpercentile(boot, [2.5, 97.5])
+    return CorrectedCorrelation(
+        pearson=float(np.corrcoef(va, vb)[0, 1]),
+        reliability_a=_reliability(va, ga),
+        reliability_b=_reliability(vb, gb),
+        corrected=_corrected(va, vb, ga, gb),
+        low=float(low),
+        high=float(high),
+    )
