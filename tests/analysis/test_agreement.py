@@ -125,3 +125,14 @@ def test_the_corrected_pearson_refuses_other_boards_and_single_games():
     one = a.assign(games=1)
     with pytest.raises(ValueError, match="at least 2 played games"):
         corrected_pearson(one, one)
+
+
+def test_a_map_that_is_all_noise_has_no_corrected_pearson():
+    """Every cell at 1/2: the maps' spread is binomial noise alone (reliability near 0 or
+    below), and the correction, which would divide by it, is NaN rather than a wild number."""
+    rng = np.random.default_rng(3)
+    a, b = (_drawn_map(np.full(60, 0.5), 4, rng) for _ in range(2))
+    result = corrected_pearson(a, b, draws=50)
+    assert result.reliability_a < 0.2 and np.isnan(result.corrected)
+    flat = a.assign(v=0.5)
+    assert np.isnan(corrected_pearson(flat, b, draws=5).reliability_a)

@@ -175,7 +175,8 @@ class CorrectedCorrelation:
         reliability_a, reliability_b: each map's share of its variance across cells that is
             not binomial noise, 1 - mean(v (1 - v) / (games - 1)) / var(v).
         corrected: pearson / sqrt(reliability_a * reliability_b), the correlation of the two
-            agents' true chances (it may exceed 1 by sampling).
+            agents' true chances (it may exceed 1 by sampling; NaN when a reliability is not
+            positive: a map that is all noise says nothing of its agent's chances).
         low, high: its 95% interval, from a bootstrap over the units.
     """
 
@@ -195,12 +196,18 @@ class CorrectedCorrelation:
 
 
 def _reliability(v: np.ndarray, games: np.ndarray) -> float:
-    """1 - the mean unbiased binomial variance of v over its variance across the units."""
-    return float(1 - (v * (1 - v) / (games - 1)).mean() / v.var())
+    """1 - the mean unbiased binomial variance of v over its variance across the units (NaN
+    for a map whose values are all equal)."""
+    spread = v.var()
+    return float(1 - (v * (1 - v) / (games - 1)).mean() / spread) if spread > 0 else float("nan")
 
 
 def _corrected(va: np.ndarray, vb: np.ndarray, ga: np.ndarray, gb: np.ndarray) -> float:
-    return float(np.corrcoef(va, vb)[0, 1] / np.sqrt(_reliability(va, ga) * _reliability(vb, gb)))
+    """The attenuation-corrected r (NaN where a map has no spread beyond its noise)."""
+    ra, rb = _reliability(va, ga), _reliability(vb, gb)
+    if not (ra > 0 and rb > 0):  # NaN compares False too
+        return float("nan")
+    return float(np.corrcoef(va, vb)[0, 1] / np.sqrt(ra * rb))
 
 
 def corrected_pearson(
@@ -245,9 +252,10 @@ def corrected_pearson(
     for i in range(draws):
         pick = rng.integers(0, len(units), len(units))
         boot[i] = _corrected(va[pick], vb[pick], ga[pick], gb[pick])
-    low, high = np.nanpercentile(boot, [2.5, 97.5])
+    finite = boot[np.isfinite(boot)]
+    low, high = np.percentile(finite, [2.5, 97.5]) if len(finite) else (np.nan, np.nan)
     return CorrectedCorrelation(
-        pearson=float(np.corrcoef(va, vb)[0, 1]),
+        pearson=float(np.corrcoef(va, vb)[0, 1]) if va.var() > 0 < vb.var() else float("nan"),
         reliability_a=_reliability(va, ga),
         reliability_b=_reliability(vb, gb),
         corrected=_corrected(va, vb, ga, gb),

@@ -30,6 +30,7 @@ import pandas as pd
 from trapy_rl.analysis.agreement import (
     MapAgreement,
     compare_maps,
+    corrected_pearson,
     sampling_ceiling,
     sure_of_decision,
 )
@@ -206,6 +207,26 @@ def _ceiling_line(tables, labels, board: Board) -> str:
     )
 
 
+def _unlimited_line(tables, labels, board: Board) -> str:
+    """Where unlimited games would take the two maps (`corrected_pearson`)."""
+    mirror = board.mirror_cells if tables[labels[0]].attrs["key"].get("mirror") else None
+    c = corrected_pearson(*(tables[label] for label in labels), mirror)
+    if not np.isfinite(c.corrected):
+        return (
+            f"- Unlimited games: the maps' Pearson r is {c.pearson:.2f}, and a map's spread "
+            "is no larger than its binomial noise, so where more games would take it is unknown."
+        )
+    # Spearman's rho of two jointly normal variables whose Pearson r is c.
+    rho = 6 / np.pi * np.arcsin(np.clip(c.corrected, -1, 1) / 2)
+    return (
+        f"- Unlimited games: the maps' Pearson r is {c.pearson:.2f}; corrected for each "
+        f"map's binomial noise (reliabilities {c.reliability_a:.2f} and {c.reliability_b:.2f}) "
+        f"it is {c.corrected:.2f} [{c.low:.2f}, {c.high:.2f}] (95%, a bootstrap over the "
+        f"cells), the agreement of the two agents' own chances, which more games cannot "
+        f"raise; for normally distributed chances that r means Spearman's rho {rho:.2f}."
+    )
+
+
 def _temperature_sentence(agents: Sequence[str]) -> str:
     """What ``temperature_moves`` in the agents' specs means for the map ('' without it)."""
     from trapy_rl.agents.base import AgentSpec
@@ -304,6 +325,7 @@ def _markdown(
         f"- Sure in one map only: {len(agreement.sure_in_one)} cells; the table marks an "
         "unsure decision with '?'.",
         _ceiling_line(tables, labels, board),
+        _unlimited_line(tables, labels, board),
     ]
     if net_agreement is not None:
         error = np.abs(net_table["v"].to_numpy() - first["v"].to_numpy())
