@@ -40,7 +40,7 @@ def main(argv: list[str] | None = None) -> None:
         help="moves of a game drawn from the visit counts, as self-play draws them (default 12)",
     )
     parser.add_argument("--side", type=int, default=10)
-    parser.add_argument("--playouts", type=int, default=32, help="games per cell at first")
+    parser.add_argument("--playouts", type=int, default=128, help="games per cell at first")
     parser.add_argument("--refine-fairest", type=int, default=20)
     parser.add_argument("--half-width", type=float, default=0.05)
     parser.add_argument("--seed", type=int, default=0)

@@ -4,7 +4,8 @@
     trapy-openings side=5 estimator=rollout playouts=5000
     trapy-openings checkpoint=outputs/2026-01-01/12-00-00 estimator=net
     trapy-openings estimator=playout agent=uct:100 playouts=50
-    trapy-openings estimator=playout agent=mcts:pretrained:64,noise=true playouts=16  # the map
+    trapy-openings estimator=playout "agent='mcts:pretrained:64,noise=true,temperature_moves=12'" \
+        playouts=128                                    # one net's map of docs/openings.md
     trapy-openings out_dir=/tmp/openings                # anywhere; default: Hydra's run folder
     trapy-openings estimator=playout ... workers=4      # games on 4 processes; Ctrl-C, then
                                                         # the same command resumes
