@@ -97,14 +97,25 @@ def sure_of_decision(table: pd.DataFrame) -> np.ndarray:
     return no_interval | (low > 0.5) | (high < 0.5)
 
 
+def _check_same_cells(a: pd.DataFrame, b: pd.DataFrame) -> None:
+    if len(a) != len(b) or list(a["name"]) != list(b["name"]):
+        raise ValueError("the two opening tables are not of the same board's cells")
+
+
+def _pair_of(k: int, mirror_cells: np.ndarray | None) -> np.ndarray:
+    """[K] int: the lower cell of each cell's mirror pair (the cell itself without a mirror),
+    the one cell that stands for a pair whose counts are pooled."""
+    cells = np.arange(k)
+    return cells if mirror_cells is None else np.minimum(cells, mirror_cells)
+
+
 def compare_maps(a: pd.DataFrame, b: pd.DataFrame) -> MapAgreement:
     """Compare two opening tables of one board (`trapy_rl.analysis.opening_table`).
 
     Raises:
         ValueError: if the tables are not of the same cells.
     """
-    if len(a) != len(b) or list(a["name"]) != list(b["name"]):
-        raise ValueError("the two opening tables are not of the same board's cells")
+    _check_same_cells(a, b)
     va, vb = a["v"].to_numpy(np.float64), b["v"].to_numpy(np.float64)
     rho, p = spearmanr(va, vb)
     both = sure_of_decision(a) & sure_of_decision(b)
@@ -154,7 +165,7 @@ def sampling_ceiling(
         raise ValueError("sampling_ceiling needs played counts in every cell of the truth")
     chance = (truth["v"].to_numpy(np.float64) * games + 0.5) / (games + 1)
     k = len(chance)
-    drawn_of = np.arange(k) if mirror_cells is None else np.minimum(np.arange(k), mirror_cells)
+    drawn_of = _pair_of(k, mirror_cells)
     counts = [np.asarray(g, dtype=np.int64) for g in (games_a, games_b)]
     if any(c.shape != (k,) or (c < 1).any() for c in counts):
         raise ValueError(f"games_a and games_b must be [{k}] counts >= 1")
@@ -202,12 +213,15 @@ def _reliability(v: np.ndarray, games: np.ndarray) -> float:
     return float(1 - (v * (1 - v) / (games - 1)).mean() / spread) if spread > 0 else float("nan")
 
 
-def _corrected(va: np.ndarray, vb: np.ndarray, ga: np.ndarray, gb: np.ndarray) -> float:
-    """The attenuation-corrected r (NaN where a map has no spread beyond its noise)."""
+def _attenuation(
+    va: np.ndarray, vb: np.ndarray, ga: np.ndarray, gb: np.ndarray
+) -> tuple[float, float, float, float]:
+    """(r, reliability_a, reliability_b, corrected r) of two maps' units; r is NaN for a map
+    without spread, the corrected r NaN where a map has no spread beyond its noise."""
     ra, rb = _reliability(va, ga), _reliability(vb, gb)
-    if not (ra > 0 and rb > 0):  # NaN compares False too
-        return float("nan")
-    return float(np.corrcoef(va, vb)[0, 1] / np.sqrt(ra * rb))
+    r = float(np.corrcoef(va, vb)[0, 1]) if va.var() > 0 and vb.var() > 0 else float("nan")
+    corrected = r / np.sqrt(ra * rb) if ra > 0 and rb > 0 else float("nan")  # NaN fails too
+    return r, ra, rb, float(corrected)
 
 
 def corrected_pearson(
@@ -237,12 +251,8 @@ def corrected_pearson(
     Raises:
         ValueError: if the tables are not of the same cells, or a cell has fewer than 2 games.
     """
-    if len(a) != len(b) or list(a["name"]) != list(b["name"]):
-        raise ValueError("the two opening tables are not of the same board's cells")
-    k = len(a)
-    units = (
-        np.arange(k) if mirror_cells is None else np.unique(np.minimum(np.arange(k), mirror_cells))
-    )
+    _check_same_cells(a, b)
+    units = np.unique(_pair_of(len(a), mirror_cells))
     va, vb = (t["v"].to_numpy(np.float64)[units] for t in (a, b))
     ga, gb = (t["games"].to_numpy(np.float64)[units] for t in (a, b))
     if (ga < 2).any() or (gb < 2).any():
@@ -251,14 +261,7 @@ def corrected_pearson(
     boot = np.empty(draws)
     for i in range(draws):
         pick = rng.integers(0, len(units), len(units))
-        boot[i] = _corrected(va[pick], vb[pick], ga[pick], gb[pick])
+        boot[i] = _attenuation(va[pick], vb[pick], ga[pick], gb[pick])[3]
     finite = boot[np.isfinite(boot)]
     low, high = np.percentile(finite, [2.5, 97.5]) if len(finite) else (np.nan, np.nan)
-    return CorrectedCorrelation(
-        pearson=float(np.corrcoef(va, vb)[0, 1]) if va.var() > 0 < vb.var() else float("nan"),
-        reliability_a=_reliability(va, ga),
-        reliability_b=_reliability(vb, gb),
-        corrected=_corrected(va, vb, ga, gb),
-        low=float(low),
-        high=float(high),
-    )
+    return CorrectedCorrelation(*_attenuation(va, vb, ga, gb), low=float(low), high=float(high))

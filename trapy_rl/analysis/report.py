@@ -190,9 +190,14 @@ def _training_line(spec: str) -> str:
     )
 
 
+def _mirror_cells(table: pd.DataFrame, board: Board) -> np.ndarray | None:
+    """The board's mirror where the map pooled its counts with the mirror cell's, else None."""
+    return board.mirror_cells if table.attrs["key"].get("mirror") else None
+
+
 def _ceiling_line(tables, labels, board: Board) -> str:
     """What rho sampling alone allows at the maps' game counts (`sampling_ceiling`)."""
-    mirror = board.mirror_cells if tables[labels[0]].attrs["key"].get("mirror") else None
+    mirror = _mirror_cells(tables[labels[0]], board)
     games = [tables[label]["games"].to_numpy() for label in labels]
     ranges = []
     for label in labels:
@@ -209,7 +214,7 @@ def _ceiling_line(tables, labels, board: Board) -> str:
 
 def _unlimited_line(tables, labels, board: Board) -> str:
     """Where unlimited games would take the two maps (`corrected_pearson`)."""
-    mirror = board.mirror_cells if tables[labels[0]].attrs["key"].get("mirror") else None
+    mirror = _mirror_cells(tables[labels[0]], board)
     c = corrected_pearson(*(tables[label] for label in labels), mirror)
     if not np.isfinite(c.corrected):
         return (
