@@ -282,6 +282,41 @@ def test_swap_coins_play_both_branches_whatever_the_search_prefers(swap_logit):
         SelfPlaySettings(swap_coin_share=1.5)
 
 
+class CellBiasedEvaluator(UniformEvaluator):
+    """A uniform prior but for cell 0, whose logit is +20: the search always plays there."""
+
+    def __call__(self, batch, games):
+        logits, values = super().__call__(batch, games)
+        logits[:, 0] = np.where(np.isfinite(logits[:, 0]), 20.0, -np.inf)
+        return logits, values
+
+
+def test_random_openings_spread_the_first_stone_the_search_would_put_on_one_cell():
+    board = Board(5)  # 35 cells
+    for share, low, high in ((0.0, 0, 0), (0.5, 18, 46), (1.0, 55, 64)):
+        selfplay = make_selfplay(
+            board,
+            num_games=64,
+            evaluator=CellBiasedEvaluator(),
+            random_opening_share=share,
+            temperature_moves=0,  # the search's move is its most visited action: cell 0
+        )
+        result = selfplay.play(36, seed=7)  # side 5: every game ends within 36 moves
+        assert len(result.records) >= 64
+        first = np.array([record.moves[0] for record in result.records[:64]])
+        moved = int((first != 0).sum())  # a drawn cell is 0 one time in 35
+        assert low <= moved <= high, (share, moved)
+        if share == 1.0:
+            assert len(np.unique(first)) >= 20  # 64 draws of 35 cells: about 30 distinct
+        # the first position's policy target is the search's own, drawn cell or not
+        empty = encode_planes(BatchGame(1, board))[0]
+        at_start = (result.samples.planes == empty).all(axis=(1, 2, 3))
+        assert at_start.sum() == len(result.records)
+        assert (result.samples.policies[at_start, 0] > 0.5).all()
+    with pytest.raises(ValueError, match="random_opening_share"):
+        SelfPlaySettings(random_opening_share=-0.1)
+
+
 def test_ownership_targets_are_the_final_stones_of_games_played_out():
     """Each position's target is the game's final stones from its mover's view, checked
     against the reference rules; resigned games' positions are not targets."""

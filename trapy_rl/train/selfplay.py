@@ -271,6 +271,8 @@ class SelfPlay:
                 actions = move.selected_actions
             else:
                 actions = select_opening_actions(visits, ply, self.settings.temperature_moves, rng)
+            if self.settings.random_opening_share > 0:
+                actions = self._draw_random_openings(actions, rng)
             if self.settings.swap_coin_share > 0:
                 actions = self._toss_swap_coins(actions, visits, rng)
             if resign.any():
@@ -297,6 +299,23 @@ class SelfPlay:
             simulations=simulations,
         )
         return SelfPlayResult(samples, records, stats)
+
+    def _draw_random_openings(self, actions: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """The first stone on a uniformly drawn cell in the share ``random_opening_share`` of
+        the games about to play it; the others keep the search's move.
+
+        Args:
+            actions: [B] int64, the moves chosen by the search; not modified.
+            rng: the call's random generator.
+
+        Returns:
+            [B] int64, the moves to play.
+        """
+        opening = np.flatnonzero(self.batch.move_count == 0)
+        drawn = opening[rng.random(len(opening)) < self.settings.random_opening_share]
+        actions = actions.copy()
+        actions[drawn] = rng.integers(self.board.num_cells, size=len(drawn))  # all cells free
+        return actions
 
     def _toss_swap_coins(
         self, actions: np.ndarray, visits: np.ndarray, rng: np.random.Generator
