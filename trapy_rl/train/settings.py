@@ -96,9 +96,9 @@ class SelfPlaySettings:
 
     Random openings: in the share ``random_opening_share`` of games, the first stone goes on a
     cell drawn uniformly rather than where the search's draw puts it, so that the net trains
-    on the games after every opening, not only the few its self-play settles on (on side 10
-    a net's own draws open on 8 of the 145 cells, 83% of them on one; the opening map asks
-    about all of them). The position's policy target stays the search's.
+    on the games after every opening, not only the few its self-play settles on (the two
+    shipped side-10 nets' own draws open on 8 and 23 of the 145 cells, 83% of one's games on
+    f9; the opening map asks about all of them). The position's policy target stays the search's.
     """
 
     num_games: int = 32
