@@ -3,6 +3,8 @@ agreement, written by `trapy_rl.analysis.report.opening_report`.
 
     python scripts/openings_report.py                      # docs/ from the two shipped nets
     python scripts/openings_report.py --out /tmp/openings --playouts 4 --refine-fairest 5
+    python scripts/openings_report.py --extend docs --playouts 64 --workers 2
+                                                           # 64 more games a cell for docs/
 
 Each map is hours of games on a CPU; the tables are cached (~/.cache/trapy_rl/openings), so
 running it again only redraws. ``--workers 2`` plays each map on two processes, and a map
@@ -47,6 +49,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--workers", type=int, default=1, help="batches of games played at once, one process each"
     )
+    parser.add_argument(
+        "--extend",
+        type=Path,
+        help="a folder of an earlier report (docs): keep its maps' games, add --playouts more",
+    )
     parser.add_argument("--cache-dir", default="default")
     parser.add_argument("--out", type=Path, default=ROOT / "docs")
     args = parser.parse_args(argv)
@@ -68,6 +75,7 @@ def main(argv: list[str] | None = None) -> None:
             half_width=args.half_width,
             seed=args.seed,
             workers=args.workers,
+            extend=args.extend,
             cache_dir=None if args.cache_dir == "null" else args.cache_dir,
             command=" ".join(
                 ["python scripts/openings_report.py"]

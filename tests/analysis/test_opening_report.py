@@ -71,6 +71,27 @@ def test_the_report_compares_two_maps_and_writes_every_cell(tmp_path):
     pd.testing.assert_frame_equal(again.tables["a"], report.tables["a"])
 
 
+def test_a_report_extends_the_maps_of_an_earlier_one(tmp_path):
+    nets = [write_tiny_checkpoint(tmp_path / f"net{seed}.pt", side=3, seed=seed) for seed in (0, 1)]
+    settings = dict(
+        agents=[f"mcts:{net}:4,noise=true,temperature_moves=3" for net in nets],
+        labels=["seed 0", "seed 1"],
+        side=3,
+        refine_fairest=0,
+        cache_dir=None,
+    )
+    first = opening_report(tmp_path / "first", playouts=2, **settings)
+    more = opening_report(tmp_path / "more", playouts=3, extend=tmp_path / "first", **settings)
+    for label in ("seed 0", "seed 1"):
+        # 2 then 3 games a cell, pooled with the mirror cell's: 10 a pair, 5 on the axis
+        added = more.tables[label]["games"] - first.tables[label]["games"]
+        assert set(added) <= {3, 6} and set(more.tables[label]["games"]) <= {5, 10}
+        assert more.tables[label].attrs["key"]["sitting"] == 1
+    text = more.paths["report"].read_text()
+    assert "2 per cell first, then 3 more per cell in a later sitting" in text
+    assert "played in 2 sittings" in text
+
+
 def test_the_script_refuses_a_bad_net_in_one_line(tmp_path):
     command = [
         sys.executable,

@@ -13,6 +13,7 @@ import trapy_rl.analysis.openings as openings
 from trapy_rl.agents import RandomAgent, RolloutEvaluator, RolloutMCTSAgent
 from trapy_rl.analysis import (
     TABLE_COLUMNS,
+    PlayoutJob,
     estimate_openings,
     mirror_average,
     mirror_pool,
@@ -25,7 +26,7 @@ from trapy_rl.analysis import (
     search_values,
     swapped_openings,
 )
-from trapy_rl.analysis.openings import read_opening_table
+from trapy_rl.analysis.openings import _unpool, read_opening_table, write_opening_table
 from trapy_rl.eval import wilson_interval
 from trapy_rl.game import BatchGame, Board
 from trapy_rl.game.state import BLUE, YELLOW
@@ -384,3 +385,58 @@ def test_a_table_written_before_the_games_column_still_reads(tmp_path):
     table.assign(games=-1).to_csv(path, index=False)
     with pytest.raises(ValueError, match="games must be counts"):
         read_opening_table(path)
+
+
+def test_an_extended_map_keeps_its_games_and_adds_a_sitting_of_new_ones(tmp_path):
+    board = Board(3)
+    common = dict(side=3, estimator="playout", agent="uct:6", opponent="random", refine_fairest=0)
+    first = estimate_openings(playouts=4, cache_dir=None, **common)
+    _, path = write_opening_table(first, tmp_path / "first")
+    more = estimate_openings(playouts=6, extend=path, cache_dir=tmp_path / "cache", **common)
+    # the new games are the map's next sitting: the same job, seeds of its own
+    wins, games = mirror_pool(*PlayoutJob("uct:6", "random", board, seed=0, sitting=1)(6), board)
+    np.testing.assert_array_equal(more["games"], first["games"] + games)
+    np.testing.assert_allclose(more["v"] * more["games"], first["v"] * first["games"] + wins)
+    key = more.attrs["key"]
+    assert key["sitting"] == 1 and key["extends"]["settings"] == first.attrs["key"]
+    again = estimate_openings(playouts=6, extend=path, cache_dir=tmp_path / "cache", **common)
+    assert again.attrs["cached"] and again.equals(more)
+    # a map extended twice: sitting 2, its history in the key, the fairest refined
+    _, path = write_opening_table(more, tmp_path / "more")
+    third = estimate_openings(
+        playouts=2, extend=path, cache_dir=None, **{**common, "refine_fairest": 2}
+    )
+    assert third.attrs["key"]["sitting"] == 2
+    assert third.attrs["key"]["extends"]["settings"]["extends"]["settings"] == first.attrs["key"]
+    assert (third["games"] >= more["games"] + 2).all()
+
+
+def test_only_a_map_of_the_same_agents_is_extended(tmp_path):
+    common = dict(side=3, estimator="playout", opponent="random", refine_fairest=0, cache_dir=None)
+    first = estimate_openings(agent="uct:6", playouts=2, **common)
+    _, path = write_opening_table(first, tmp_path / "first")
+    with pytest.raises(ValueError, match=r"its agent is .*only a map of the same agents"):
+        estimate_openings(agent="uct:5", playouts=2, extend=path, **common)
+    with pytest.raises(ValueError, match="only a playout map gets more games"):
+        estimate_openings(side=3, estimator="rollout", playouts=2, extend=path, cache_dir=None)
+    with pytest.raises(ValueError, match="no such file"):
+        estimate_openings(agent="uct:6", playouts=2, extend=tmp_path / "none.json", **common)
+    path.write_text('{"settings": {"estimator": "playout"}, "rows": [1, 2]}')
+    with pytest.raises(ValueError, match="not an opening table"):
+        estimate_openings(agent="uct:6", playouts=2, extend=path, **common)
+    rollout = estimate_openings(side=3, estimator="rollout", playouts=2, cache_dir=None)
+    _, path = write_opening_table(rollout, tmp_path / "rollout")
+    with pytest.raises(ValueError, match="not a playout map"):
+        estimate_openings(agent="uct:6", playouts=2, extend=path, **common)
+
+
+def test_unpooled_counts_pool_back_to_the_table_and_every_cell_has_games():
+    board = Board(4)
+    rng = np.random.default_rng(3)
+    games = rng.integers(1, 40, board.num_cells)
+    wins = rng.integers(0, games + 1)
+    wins, games = mirror_pool(wins, games, board)
+    own_wins, own_games = _unpool(wins, games, board)
+    assert (own_games >= 1).all() and ((0 <= own_wins) & (own_wins <= own_games)).all()
+    np.testing.assert_array_equal(mirror_pool(own_wins, own_games, board)[0], wins)
+    np.testing.assert_array_equal(mirror_pool(own_wins, own_games, board)[1], games)

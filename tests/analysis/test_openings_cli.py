@@ -81,3 +81,16 @@ def test_the_script_runs_from_the_command_line(tmp_path):
     done = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, timeout=120)
     assert done.returncode == 0, done.stderr
     assert (out / "openings_rollout.csv").is_file() and (out / "summary.txt").is_file()
+
+
+def test_a_playout_map_is_extended_from_its_json(tmp_path, capsys):
+    common = ["side=2", "estimator=playout", "agent=uct:4", "refine_fairest=0", "cache_dir=null"]
+    first = run(compose_openings([*common, "playouts=3"]), tmp_path / "first")
+    more = run(
+        compose_openings([*common, "playouts=2", f"extend={first['json']}"]), tmp_path / "more"
+    )
+    games = [pd.read_csv(paths["csv"])["games"] for paths in (first, more)]
+    assert (games[1] - games[0]).isin([2, 4]).all()  # 2 more a cell, pooled on a pair
+    settings = json.loads(more["json"].read_text())["settings"]
+    assert settings["sitting"] == 1 and settings["extends"]["settings"]["playouts"] == 3
+    assert "sitting=1" in (tmp_path / "more" / "summary.txt").read_text()

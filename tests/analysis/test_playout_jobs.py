@@ -42,6 +42,12 @@ def test_each_batch_has_its_own_seed(monkeypatch):
     play(5)  # 60 games: 6 batches of 10
     play(5)
     assert len(seeds) == 12 and len(set(seeds)) == 12
+    later = job(sitting=1)  # more games for the same map, later: seeds of its own
+    later(5)
+    later(5)
+    assert len(set(seeds)) == 24
+    with pytest.raises(ValueError, match="sitting must be an integer >= 0"):
+        job(sitting=-1)
 
 
 def test_two_worker_processes_give_the_result_of_one():

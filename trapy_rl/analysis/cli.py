@@ -9,6 +9,8 @@
     trapy-openings out_dir=/tmp/openings                # anywhere; default: Hydra's run folder
     trapy-openings estimator=playout ... workers=4      # games on 4 processes; Ctrl-C, then
                                                         # the same command resumes
+    trapy-openings estimator=playout ... playouts=64 extend=docs/openings-seed_0.json
+                                                        # 64 more games a cell for that map
 
 The configuration is ``configs/openings.yaml``, checked against `OpeningsConfig` (stored in
 Hydra's ConfigStore as ``openings_schema``), so a typo in an override fails naming the key.
@@ -57,6 +59,7 @@ class OpeningsConfig:
     seed: int = 0
     device: str = "cpu"
     workers: int = 1
+    extend: str | None = None
     cache_dir: str | None = "default"
     out_dir: str | None = None
     fairest: int = 5
@@ -92,6 +95,7 @@ def run(cfg: DictConfig | OpeningsConfig, out_dir: str | Path) -> dict[str, Path
         seed=cfg.seed,
         device=cfg.device,
         workers=cfg.workers,
+        extend=cfg.extend,
         cache_dir=cfg.cache_dir,
         progress=True,
     )
@@ -110,7 +114,7 @@ def run(cfg: DictConfig | OpeningsConfig, out_dir: str | Path) -> dict[str, Path
     settings = ", ".join(
         f"{k}={v['spec'] if k in ('agent', 'opponent') else v}"
         for k, v in table.attrs["key"].items()
-        if k not in ("format", "checkpoint")
+        if k not in ("format", "checkpoint", "extends")
     )
     if "checkpoint" in table.attrs["key"]:
         settings += f", checkpoint={table.attrs['key']['checkpoint']['name']}"

@@ -146,6 +146,7 @@ def estimate_openings(
     seed: int = 0,
     device: str = "cpu",
     workers: int = 1,
+    extend: str | os.PathLike | None = None,
     cache_dir: str | os.PathLike | None = "default",
     progress: bool = False,
 ) -> pd.DataFrame:
@@ -172,6 +173,11 @@ def estimate_openings(
         device: where a net runs (``cpu``, ``cuda``, ``auto``).
         workers: ``playout``: batches of games played at once, each in its own process
             (`trapy_rl.analysis.playout_jobs.PlayoutJob`); the result does not depend on it.
+        extend: ``playout``: the JSON of an earlier map of the same agents (as
+            `write_opening_table` writes it, e.g. docs/openings-seed_0.json): its games are
+            kept, ``playouts`` more are played from every opening (with seeds of their own,
+            the map's next sitting), then ``refine_fairest`` refines the whole. The key holds
+            the earlier map's settings and a hash of its counts, so a map's history is in it.
         cache_dir: the cache folder; ``"default"`` is `default_cache_dir`, None caches nothing.
             Key: estimator, side, seed, mirror, the settings that estimator reads, the agent
             specs and the checkpoint file's content hash. While ``playout`` games are played,
@@ -211,6 +217,13 @@ def estimate_openings(
         mirror=mirror,
         seed=seed,
     )
+    earlier = None
+    if extend is not None:
+        if estimator != "playout":
+            raise ValueError(f"extend: only a playout map gets more games, not {estimator!r}")
+        earlier = _earlier_counts(Path(extend), board, key)
+        key["sitting"] = earlier[2].get("sitting", 0) + 1
+        key["extends"] = {"settings": earlier[2], "counts": _counts_digest(*earlier[:2])}
     folder = default_cache_dir() if cache_dir == "default" else cache_dir
     path = None
     if folder is not None:
@@ -223,7 +236,14 @@ def estimate_openings(
 
     journal = None if path is None else path.with_suffix(".journal.json")
     table = _compute(
-        board, key, checkpoint_file, device, workers=workers, journal=journal, progress=progress
+        board,
+        key,
+        checkpoint_file,
+        device,
+        workers=workers,
+        journal=journal,
+        progress=progress,
+        earlier=None if earlier is None else earlier[:2],
     )
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -272,7 +292,10 @@ def _compute(
     workers: int,
     journal: Path | None,
     progress: bool,
+    earlier: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> pd.DataFrame:
+    """The estimator's table; ``earlier``: (wins, games) [K] of an earlier sitting of a
+    playout map (pooled like the map), to which this sitting's games are added."""
     estimator, mirror, seed = key["estimator"], key["mirror"], key["seed"]
     if estimator in ("net", "search"):
         if checkpoint_file is not None:
@@ -292,6 +315,7 @@ def _compute(
             key["opponent"]["spec"],
             board,
             seed=seed,
+            sitting=key.get("sitting", 0),
             workers=workers,
             journal=journal,
             key=key,
@@ -301,6 +325,9 @@ def _compute(
             print(f"resuming: {job.games_kept} games of {journal} are kept", flush=True)
         try:
             wins, games = job(key["playouts"])
+            if earlier is not None:
+                kept_wins, kept_games = _unpool(*earlier, board) if mirror else earlier
+                wins, games = wins + kept_wins, games + kept_games
             wins, games = refine_fairest(
                 job,
                 board,
@@ -382,6 +409,74 @@ def write_opening_table(table: pd.DataFrame, stem: str | os.PathLike) -> tuple[P
     document = {"settings": table.attrs.get("key"), "rows": rows}
     json_path.write_text(json.dumps(document, indent=1, allow_nan=False) + "\n")
     return csv_path, json_path
+
+
+def _earlier_counts(path: Path, board: Board, key: dict) -> tuple[np.ndarray, np.ndarray, dict]:
+    """The counts and settings of an earlier playout map that ``key``'s map extends.
+
+    Returns:
+        (wins [K] int64, games [K] int64, the earlier map's settings): the counts as its
+        table has them (pooled with the mirror cell's where the map is mirrored).
+
+    Raises:
+        ValueError: naming the file, if it is not a playout map's JSON of the same board,
+            mirror and agents (the agents' specs and their nets' content).
+    """
+    try:
+        document = json.loads(path.read_text())
+        settings, rows = document["settings"], document["rows"]
+        text = pd.DataFrame(rows, columns=list(TABLE_COLUMNS)).to_csv(index=False)
+        if not isinstance(settings, dict):
+            raise TypeError("no settings")
+    except FileNotFoundError:
+        raise ValueError(f"{path}: no such file (extend names an earlier map's JSON)") from None
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise ValueError(
+            f"{path}: not an opening table's JSON as trapy-openings writes it ({one_line(error)})"
+        ) from None
+    table_board, table = read_opening_table(io.StringIO(text))
+    if settings.get("estimator") != "playout":
+        raise ValueError(f"{path}: not a playout map (its estimator: {settings.get('estimator')})")
+    for name in ("side", "mirror", "agent", "opponent"):
+        theirs, ours = settings.get(name), key[name]
+        if theirs == ours:
+            continue
+        if isinstance(theirs, dict) and theirs.get("spec") == ours["spec"]:
+            theirs, ours = (f"a net of sha256 {d.get('sha256', '?')[:12]}" for d in (theirs, ours))
+        elif isinstance(theirs, dict):
+            theirs, ours = theirs.get("spec"), ours["spec"]
+        raise ValueError(
+            f"{path}: its {name} is {theirs!r}, this map's {ours!r}; "
+            "only a map of the same agents on the same board gets more games"
+        )
+    if table_board.side != board.side:
+        raise ValueError(f"{path}: its rows are side {table_board.side}'s cells")
+    games = table["games"].to_numpy(np.int64)
+    exact = table["v"].to_numpy(np.float64) * games
+    wins = np.rint(exact).astype(np.int64)
+    if (games < 1).any() or (np.abs(exact - wins) > 1e-6).any():
+        raise ValueError(f"{path}: its v and games are not counts of won games")
+    return wins, games, settings
+
+
+def _unpool(wins: np.ndarray, games: np.ndarray, board: Board) -> tuple[np.ndarray, np.ndarray]:
+    """Per-cell counts whose `mirror_pool` is the given pooled counts: a pair's games split
+    into halves (the larger to the lower cell), so that each cell has games."""
+    mirror, cells = board.mirror_cells, np.arange(board.num_cells)
+    lower = cells < mirror
+    upper = cells > mirror
+    own_games = games.copy()
+    own_games[lower] = (games[lower] + 1) // 2
+    own_games[upper] = games[upper] // 2
+    own_wins = wins.copy()
+    own_wins[lower] = np.minimum(wins[lower], own_games[lower])
+    own_wins[upper] = wins[upper] - own_wins[mirror[upper]]
+    return own_wins, own_games
+
+
+def _counts_digest(wins: np.ndarray, games: np.ndarray) -> str:
+    data = np.stack([wins, games]).astype(np.int64).tobytes()
+    return hashlib.sha256(data).hexdigest()[:16]
 
 
 def _read_table(path: Path, board: Board) -> pd.DataFrame:

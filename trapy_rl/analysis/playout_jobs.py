@@ -12,7 +12,9 @@ other: batch b of round r is played by agents built from their specs and seeded 
   lacks when it is run again: its result is the one it would have had without the stop.
 
 A round is one call of a `PlayoutJob`: the map's first games are round 0, each refinement of
-`trapy_rl.analysis.estimators.refine_fairest` the next. Shapes: K cells.
+`trapy_rl.analysis.estimators.refine_fairest` the next. A sitting is one job: a map that
+gets more games later (``estimate_openings(extend=...)``) plays them as sitting 1, 2, ..., whose
+seeds are none of the earlier sittings'. Shapes: K cells.
 """
 
 from __future__ import annotations
@@ -84,13 +86,16 @@ class PlayoutJob:
     `trapy_rl.analysis.estimators.playout_counts` (the ``play`` that
     `trapy_rl.analysis.estimators.refine_fairest` takes). The round's games, cell by cell in
     ascending order, are cut into batches of ``batch_size``; batch b of round r is played by
-    `play_batch` with the seed ``SeedSequence(seed, spawn_key=(r, b))``.
+    `play_batch` with the seed ``SeedSequence(seed, spawn_key=(r, b))`` in sitting 0, and
+    ``SeedSequence(seed, spawn_key=(r, b, s))`` in sitting s > 0.
 
     Args:
         agent: the spec of the stone's owner (e.g. ``mcts:pretrained:64,noise=true``).
         opponent: the spec of the player to move (default ``agent``: one agent plays both).
         board: the board.
         seed: the job's seed; the result is a function of it and the specs, sizes and rounds.
+        sitting: which of a map's jobs this is (0: its first games; s: the s-th time more
+            games were added to it), so that no two jobs of one map share a seed.
         batch_size: games a batch. Each agent is asked for about half of them at a time
             (one side's moves); on side 10 a move costs the same per game from 256 games a
             call to 1,024, and less than that makes it dearer. A batch is also what a stop
@@ -113,6 +118,7 @@ class PlayoutJob:
         board: Board,
         *,
         seed: int,
+        sitting: int = 0,
         batch_size: int = 512,
         workers: int = 1,
         journal: str | os.PathLike | None = None,
@@ -121,9 +127,12 @@ class PlayoutJob:
     ) -> None:
         _check_positive(batch_size, "batch_size")
         _check_positive(workers, "workers")
+        if isinstance(sitting, bool) or not isinstance(sitting, (int, np.integer)) or sitting < 0:
+            raise ValueError(f"sitting must be an integer >= 0, got {sitting!r}")
         self.agent, self.opponent = agent, opponent or agent
         self.board = board
         self.seed = int(seed)
+        self.sitting = int(sitting)
         self.batch_size = int(batch_size)
         self.workers = int(workers)
         self.journal = None if journal is None else Path(journal)
@@ -203,7 +212,8 @@ class PlayoutJob:
 
     def _seed(self, label: str) -> np.random.SeedSequence:
         round_, index = (int(part) for part in label.split(":"))
-        return np.random.SeedSequence(self.seed, spawn_key=(round_, index))
+        sitting = (self.sitting,) if self.sitting else ()  # sitting 0's seeds predate sittings
+        return np.random.SeedSequence(self.seed, spawn_key=(round_, index, *sitting))
 
     # ------------------------------------------------------------------ the journal
 

@@ -75,6 +75,7 @@ def opening_report(
     half_width: float = 0.05,
     seed: int = 0,
     workers: int = 1,
+    extend: str | Path | None = None,
     cache_dir: str | Path | None = "default",
     command: str | None = None,
 ) -> OpeningReport:
@@ -87,6 +88,8 @@ def opening_report(
         net: a checkpoint (or shipped name) whose value head is reported beside the first map.
         side, playouts, refine_fairest, half_width, seed, workers, cache_dir: as in
             `trapy_rl.analysis.estimate_openings` (estimator ``playout``, mirrored).
+        extend: a folder of an earlier report (docs/): each map keeps the games of its
+            ``openings-<label>.json`` there and gets ``playouts`` more a cell.
         command: the command line printed in the report (default: this process's).
 
     Returns:
@@ -107,6 +110,7 @@ def opening_report(
             half_width=half_width,
             seed=seed,
             workers=workers,
+            extend=None if extend is None else Path(extend) / f"{_stem(label)}.json",
             cache_dir=cache_dir,
             progress=True,
         )
@@ -124,8 +128,9 @@ def opening_report(
 
     paths: dict[str, Path] = {}
     for label, table in tables.items():
-        stem = out / f"openings-{re.sub(r'[^A-Za-z0-9]+', '_', label).strip('_')}"
-        paths[f"csv-{label}"], paths[f"json-{label}"] = write_opening_table(table, stem)
+        paths[f"csv-{label}"], paths[f"json-{label}"] = write_opening_table(
+            table, out / _stem(label)
+        )
     paths["map"] = out / "openings-map.png"
     _draw_maps(tables, board, agreement, labels).savefig(paths["map"], dpi=130, bbox_inches="tight")
     paths["fairest"] = out / "openings-fairest.png"
@@ -151,6 +156,29 @@ def opening_report(
     )
     paths["report"].write_text(text, encoding="utf-8")
     return OpeningReport(tables, net_table, agreement, net_agreement, summaries, paths)
+
+
+def _stem(label: str) -> str:
+    """A map's file name without suffix: ``openings-<label>``, each run of other characters
+    than letters and digits as _."""
+    return f"openings-{re.sub(r'[^A-Za-z0-9]+', '_', label).strip('_')}"
+
+
+def _sittings(key: dict) -> list[dict]:
+    """The settings of each sitting of a playout map, the first first (from its key)."""
+    history = [key]
+    while "extends" in history[0]:
+        history.insert(0, history[0]["extends"]["settings"])
+    return history
+
+
+def _games_sentence(key: dict) -> str:
+    """How a map's games were played: the first games a cell, then each later sitting's."""
+    first, *later = _sittings(key)
+    text = f"{first['playouts']} per cell first"
+    for sitting in later:
+        text += f", then {sitting['playouts']} more per cell in a later sitting (seeds of its own)"
+    return text
 
 
 def _draw_maps(tables, board: Board, agreement: MapAgreement, labels):
@@ -288,7 +316,7 @@ def _markdown(
         "`noise=true` searches with self-play's root noise (Dirichlet noise at the root), so "
         "games from one position differ; ties are broken at random."
         + _temperature_sentence(agents),
-        f"- **Games.** {key['playouts']} per cell first; the counts of c and its mirror cell "
+        f"- **Games.** {_games_sentence(key)}; the counts of c and its mirror cell "
         "are pooled (the rules are symmetric under the mirror). Then more games from the "
         f"openings nearest 1/2 until the {key['refine_fairest']} nearest all have 95% Wilson "
         f"intervals no wider than +-{key['half_width']}. In all: "
@@ -314,6 +342,16 @@ def _markdown(
         command,
         "```",
         "",
+        *(
+            [
+                f"The maps were played in {len(_sittings(key))} sittings; this command added the "
+                "last one's games to the tables of the report in the folder its `--extend` "
+                "names, each earlier sitting's command with its own `--playouts` before it.",
+                "",
+            ]
+            if "extends" in key
+            else []
+        ),
         "## Do two nets agree?",
         "",
         f"{labels[0]} and {labels[1]} are nets of two independent training runs (above).",
