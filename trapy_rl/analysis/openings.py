@@ -16,6 +16,7 @@ import hashlib
 import io
 import json
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -217,13 +218,13 @@ def estimate_openings(
         mirror=mirror,
         seed=seed,
     )
-    earlier = None
+    earlier = None  # (wins, games) [K] of the map this one extends
     if extend is not None:
         if estimator != "playout":
             raise ValueError(f"extend: only a playout map gets more games, not {estimator!r}")
-        earlier = _earlier_counts(Path(extend), board, key)
-        key["sitting"] = earlier[2].get("sitting", 0) + 1
-        key["extends"] = {"settings": earlier[2], "counts": _counts_digest(*earlier[:2])}
+        *earlier, earlier_settings = _earlier_counts(Path(extend), board, key)
+        key["sitting"] = earlier_settings.get("sitting", 0) + 1
+        key["extends"] = {"settings": earlier_settings, "counts": _counts_digest(*earlier)}
     folder = default_cache_dir() if cache_dir == "default" else cache_dir
     path = None
     if folder is not None:
@@ -243,7 +244,7 @@ def estimate_openings(
         workers=workers,
         journal=journal,
         progress=progress,
-        earlier=None if earlier is None else earlier[:2],
+        earlier=earlier,
     )
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -292,7 +293,7 @@ def _compute(
     workers: int,
     journal: Path | None,
     progress: bool,
-    earlier: tuple[np.ndarray, np.ndarray] | None = None,
+    earlier: Sequence[np.ndarray] | None = None,
 ) -> pd.DataFrame:
     """The estimator's table; ``earlier``: (wins, games) [K] of an earlier sitting of a
     playout map (pooled like the map), to which this sitting's games are added."""
