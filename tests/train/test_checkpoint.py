@@ -246,6 +246,7 @@ def test_a_checkpoint_from_before_checksums_loads_and_its_crcs_are_checked(tmp_p
         (lambda p: p["counters"].update(games=-3), r"field counters.games must be a number >= 0"),
         (lambda p: p["learner"].update(step=1.5), r"field learner.step must be an integer >= 0"),
         (lambda p: p.update(clock={"seconds": -1.0}), r"field clock.seconds must be a number"),
+        (lambda p: p.update(clock={"cpu_seconds": "x"}), r"field clock.cpu_seconds must be a"),
         (lambda p: p.update(rng=[1]), r"field rng must be a mapping"),
         (lambda p: p.pop("model"), r"checkpoint lacks the field model"),
     ],

@@ -341,8 +341,11 @@ def test_a_run_that_ends_inside_its_curriculum_saves_and_plays_on_its_own_side(
 def test_a_wall_clock_budget_stops_the_run_and_is_recorded(tmp_path, make_config):
     result = train(make_config(tmp_path, iterations=1000, minutes=1e-9))
     assert result.iterations == 1  # the budget is checked between iterations
-    clock = load_checkpoint(result.checkpoint)["clock"]["seconds"]
+    saved = load_checkpoint(result.checkpoint)["clock"]
+    clock = saved["seconds"]
     assert clock > 0
+    # One thread: the CPU time is there, and no more than the wall-clock allows.
+    assert 0 < saved["cpu_seconds"] <= 1.5 * clock + 0.05
     from trapy_rl.eval.tournament import run_checkpoints
 
     (checkpoint,) = run_checkpoints(tmp_path)

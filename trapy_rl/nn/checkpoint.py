@@ -14,7 +14,8 @@ rng            the global numpy, torch and python random states
 replay         the replay window (`ReplayBuffer.state_dict`, planes bit-packed) or None
 selfplay       the games in progress (`SelfPlay.state_dict`)
 config         the run's resolved configuration (`TrainConfig.to_dict`), a plain dict
-clock          ``{"seconds": training wall-clock so far}`` (absent in older checkpoints)
+clock          ``{"seconds": training wall-clock so far, "cpu_seconds": its CPU time}``
+               (absent in older checkpoints; ``cpu_seconds`` newer than ``seconds``)
 =============  ==============================================================================
 
 Numpy arrays are stored as tensors; readers take them back with ``np.asarray``.
@@ -290,9 +291,10 @@ def validate_payload(payload: dict, path: Path | str) -> None:
         raise _field_error(path, "learner.step", "an integer >= 0", step)
     clock = payload.get("clock") or {}
     _check_mapping(path, "clock", clock)
-    seconds = clock.get("seconds", 0.0)
-    if not _is_number(seconds) or seconds < 0:
-        raise _field_error(path, "clock.seconds", "a number >= 0", seconds)
+    for name in ("seconds", "cpu_seconds"):
+        seconds = clock.get(name, 0.0)
+        if not _is_number(seconds) or seconds < 0:
+            raise _field_error(path, f"clock.{name}", "a number >= 0", seconds)
     for key in ("config", "rng", "selfplay"):
         if key in payload:
             _check_mapping(path, key, payload[key])

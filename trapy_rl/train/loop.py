@@ -114,6 +114,9 @@ class _Run:
     # Training wall-clock summed over the iterations, resumed runs included. Kept apart from
     # the counters, which a resumed run reproduces exactly.
     seconds: float = 0.0
+    # The same iterations' CPU time of this process (all its threads): the CPU-hours a
+    # strength curve is drawn against, true even when other jobs share the cores.
+    cpu_seconds: float = 0.0
     # The iteration the current self-play games began (0, or a curriculum's change of side).
     games_began: int = 0
 
@@ -128,7 +131,7 @@ class _Run:
             "replay": self.replay.state_dict() if cfg.checkpoint.replay else None,
             "selfplay": self.selfplay.state_dict(),
             "config": cfg.to_dict(),
-            "clock": {"seconds": self.seconds},
+            "clock": {"seconds": self.seconds, "cpu_seconds": self.cpu_seconds},
             "resign": None if self.resign is None else self.resign.state_dict(),
         }
         folder = self.run_dir / CHECKPOINT_DIR
@@ -297,7 +300,9 @@ def _resume(run: _Run, path: str) -> None:
     if run.resign is not None and payload.get("resign") is not None:
         _load_part(source, "resign", lambda: run.resign.load_state_dict(payload["resign"]))
     _load_part(source, "rng", lambda: set_rng_state(payload["rng"]))
-    run.seconds = float((payload.get("clock") or {}).get("seconds", 0.0))
+    clock = payload.get("clock") or {}
+    run.seconds = float(clock.get("seconds", 0.0))
+    run.cpu_seconds = float(clock.get("cpu_seconds", run.seconds))  # older files: wall-clock
     print(f"resumed from {payload['path']} at iteration {run.counters['iteration']}", flush=True)
 
 
@@ -338,7 +343,7 @@ def _iterate(run: _Run, reporter: Reporter) -> dict[str, float]:
         if run.resign is not None:  # the new board's games start at the configured threshold
             run.selfplay.set_resign_threshold(run.resign.restart())
     replay = run.replay
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), time.process_time()
 
     # 1. self-play
     played = run.selfplay.play(
@@ -373,6 +378,8 @@ def _iterate(run: _Run, reporter: Reporter) -> dict[str, float]:
         metrics.update(_evaluate(run, reporter))
     metrics["perf/iteration_s"] = time.perf_counter() - started
     run.seconds += metrics["perf/iteration_s"]
+    run.cpu_seconds += time.process_time() - cpu_started
+    metrics["perf/cpu_hours"] = run.cpu_seconds / 3600
     reporter.log(metrics, counters, run.seconds)
     since = counters["iteration"] - run.games_began
     if since > games_settle_iterations(run.board, cfg.selfplay.moves_per_iteration):
