@@ -5,6 +5,8 @@
 
 Pictures:
     board_empty.png      the empty Trap Y board with cell names and the five regions
+    board_rules.png      the rules' board: the cells of each region tinted in its colour
+                         (corner cells split between their two), indices of a few cells
     board_game.png       a finished random game: winning group outlined, last move ringed
     heatmap_example.png  per cell, the share of random full boards won by that cell's owner
     board_small.png      a finished random game on the side-4 board, with names
@@ -18,8 +20,9 @@ from pathlib import Path
 import numpy as np
 
 from trapy_rl.game.batch import BatchGame
-from trapy_rl.game.board import Board
-from trapy_rl.game.draw import save_board
+from trapy_rl.game.board import NUM_REGIONS, REGION_COLORS, REGION_NAMES, Board
+from trapy_rl.game.draw import PALETTE, draw_board, save_board
+from trapy_rl.game.geometry import cell_centers, hexagon_corners
 from trapy_rl.game.sampling import random_legal_actions
 from trapy_rl.game.state import PLAYER_NAMES, find_winner
 
@@ -59,6 +62,57 @@ def owner_wins_share(board: Board, num_boards: int, seed: int) -> np.ndarray:
     return (full == games.winner[:, None]).mean(axis=0)
 
 
+def save_rules_board(path: Path, board: Board) -> None:
+    """The board of docs/rules.md: names, the cells each region touches tinted in its colour.
+
+    A cell on two regions (the corners and the middle of the long edge) is cut in two halves
+    down its middle, the left half for the region whose cells lie further left. A few cells
+    carry their index above their name, ringed: the first and last of the bottom row, the
+    first of the second row, the last cell.
+    """
+    from matplotlib.collections import PolyCollection
+    from matplotlib.colors import to_rgba
+    from matplotlib.patches import Patch
+
+    indexed = {name: str(board.parse_action(name)) for name in ("a1", "s1", "a2", "j10")}
+    fig = draw_board(
+        np.zeros(board.num_cells, np.int8),
+        board,
+        show_names=True,
+        marks=indexed,
+        figwidth=9.0,
+        title=f"Trap Y, side {board.side}: {board.num_cells} cells, five perimeter regions",
+    )
+    ax = fig.axes[0]
+    corners = hexagon_corners(board)  # [K, 6, 2]; corners 2 and 5 are the top and bottom
+    centre_x = cell_centers(board)[:, 0]
+    region_x = [centre_x[board.cells_of_region(k)].mean() for k in range(NUM_REGIONS)]
+    halves = {"left": [2, 3, 4, 5], "right": [5, 0, 1, 2]}
+    polygons, colours = [], []
+    for cell in range(board.num_cells):
+        regions = [k for k in range(NUM_REGIONS) if board.region_masks[cell] >> k & 1]
+        regions.sort(key=lambda k: region_x[k])
+        parts = [list(range(6))] if len(regions) == 1 else [halves["left"], halves["right"]]
+        for k, part in zip(regions, parts, strict=False):
+            polygons.append(corners[cell, part])
+            # A light tint, so the dark names stay readable.
+            colours.append(0.55 * np.array(to_rgba(REGION_COLORS[k])) + 0.45)
+    ax.add_collection(
+        PolyCollection(
+            polygons,
+            facecolors=colours,
+            edgecolors=PALETTE["cell_edge"],
+            linewidths=0.6,
+            zorder=2.5,
+        )
+    )
+    handles = [
+        Patch(color=REGION_COLORS[k], label=f"{k}: {REGION_NAMES[k]}") for k in range(NUM_REGIONS)
+    ]
+    ax.legend(handles=handles, loc="upper left", title="region (bit)", frameon=False, fontsize=9)
+    fig.savefig(path, dpi=120)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "docs", help="output folder")
@@ -74,6 +128,8 @@ def main() -> None:
         show_names=True,
         title="Trap Y: 145 cells, five perimeter regions",
     )
+
+    save_rules_board(args.out / "board_rules.png", board)
 
     for path, side, seed in (("board_game.png", 10, 7), ("board_small.png", 4, 3)):
         small = Board(side)
@@ -104,7 +160,7 @@ def main() -> None:
         f" (s.e. {0.5 / np.sqrt(args.boards):.3f})",
         title="How often the owner of a cell wins a random full board",
     )
-    print(f"wrote 4 pictures to {args.out}; owner-wins share {share.min():.3f}..{share.max():.3f}")
+    print(f"wrote 5 pictures to {args.out}; owner-wins share {share.min():.3f}..{share.max():.3f}")
 
 
 if __name__ == "__main__":
