@@ -20,9 +20,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from trapy_rl.agents import register_agent_kind
+from trapy_rl.frontend.gtp_engine import MAX_LINE, GtpEngine
 from trapy_rl.game import BLUE, YELLOW, Board, GameState
+from trapy_rl.game.board import MAX_SIDE
 from trapy_rl.game.render import render_ascii
-from trapy_rl.gtp import MAX_LINE, MAX_SIDE, GtpEngine, main, serve
+from trapy_rl.gtp import main, serve
 
 # One response: '=' or '?', an optional id, a space, then lines none of which is blank.
 RESPONSE = re.compile(r"[=?][0-9]* [^\n]*(\n[^\n]*[^\n\s][^\n]*)*\n\n", re.DOTALL)

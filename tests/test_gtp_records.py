@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from trapy_rl.eval.records import replay_record
+from trapy_rl.frontend.gtp_engine import GtpEngine, history_line
+from trapy_rl.frontend.gtp_records import records_from_gtp
 from trapy_rl.game.board import Board
 from trapy_rl.game.state import BLUE, YELLOW
-from trapy_rl.gtp import GtpEngine
-from trapy_rl.gtp_records import history_line, records_from_gtp
 
 
 def session(engine: GtpEngine, commands: list[str]) -> str:

@@ -15,9 +15,10 @@ import pytest
 
 from trapy_rl.agents import RandomAgent
 from trapy_rl.eval.records import load_records, replay_record
+from trapy_rl.frontend.human_game import game_record, movers, takeback
 from trapy_rl.game import BLUE, YELLOW, Board, GameState
-from trapy_rl.gtp import MAX_SIDE
-from trapy_rl.play import UNREADABLE, game_record, main, movers, play_game, takeback, use_colour
+from trapy_rl.game.board import MAX_SIDE
+from trapy_rl.play import UNREADABLE, main, play_game, use_colour
 
 BOARD = Board(3)
 

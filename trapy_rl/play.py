@@ -15,8 +15,9 @@ Anything else is refused with the reason, on one line, and asked again: unknown 
 names, illegal moves, and lines that are not text in the terminal's encoding alike. When the
 game ends the result is shown and the game is appended, as one JSON line, to the record file
 (by default a new file under ``outputs/games/``), which is checked to be writable before the
-game starts. It is a game record (`trapy_rl.eval.records`) with the agent as
-``agent_a`` and ``"human"`` as ``agent_b``, plus ``resigned`` (true when the game ended by
+game starts. It is a game record (`trapy_rl.eval.records`; the web board's is the same,
+`trapy_rl.frontend.human_game.game_record`) with the agent as ``agent_a`` and ``"human"`` as
+``agent_b``, plus ``resigned`` (true when the game ended by
 resignation; such a record's moves alone do not reach the recorded winner).
 
 `play_game` is the loop, with the input function and output stream as parameters so that a
@@ -46,16 +47,14 @@ import numpy as np
 
 from trapy_rl.agents import Agent, parse_agent
 from trapy_rl.agents.moves import checked_move
-from trapy_rl.eval.records import check_record_path, make_record, write_records
-from trapy_rl.game.board import Board
+from trapy_rl.eval.records import check_record_path, write_records
+from trapy_rl.frontend.human_game import game_record, takeback
+from trapy_rl.frontend.options import COLOURS, check_side
+from trapy_rl.game.board import MAX_SIDE, Board
 from trapy_rl.game.render import render_ascii
 from trapy_rl.game.state import BLUE, PLAYER_NAMES, YELLOW, GameState, IllegalMoveError, other
-from trapy_rl.gtp import MAX_SIDE, check_side
 
-__all__ = ["HUMAN", "game_record", "main", "play_game", "takeback"]
-
-HUMAN = "human"
-"""The person's name in game records."""
+__all__ = ["main", "play_game"]
 
 HELP = """\
 Commands:
@@ -68,7 +67,6 @@ Commands:
 A player wins with a group touching three regions that are not three in a row around the
 edge, or four or more regions."""
 
-COLOURS = {"b": BLUE, "blue": BLUE, "y": YELLOW, "yellow": YELLOW}
 UNREADABLE = "That line is not text in this terminal's encoding; type a move such as a1, or help."
 # Bytes that did not decode, as the surrogateescape error handler passes them on.
 _UNDECODED = re.compile("[\udc80-\udcff]")
@@ -78,29 +76,6 @@ def use_colour(output: TextIO) -> bool:
     """ANSI colours when ``output`` is a terminal and ``NO_COLOR`` is unset or empty."""
     isatty = getattr(output, "isatty", None)
     return bool(callable(isatty) and isatty() and not os.environ.get("NO_COLOR"))
-
-
-def movers(state: GameState) -> list[int]:
-    """The player who made each move of ``state.history`` (the swap changes the order)."""
-    replay = GameState(state.board)
-    players = []
-    for action in state.history:
-        players.append(replay.to_move)
-        replay.play(action)
-    return players
-
-
-def takeback(state: GameState, player: int) -> GameState | None:
-    """The position before ``player``'s last move (so taking back every later move too).
-
-    Returns None when ``player`` has not moved. A resignation is not a move: the position
-    returned is never resigned.
-    """
-    made_by = movers(state)
-    mine = [ply for ply, mover in enumerate(made_by) if mover == player]
-    if not mine:
-        return None
-    return GameState.from_moves(state.history[: mine[-1]], state.board)
 
 
 def _announce(state: GameState, action: int) -> str:
@@ -225,32 +200,6 @@ def play_game(
         who = f"You ({you}) win" if state.winner == human else f"{agent.name} ({it}) wins"
         say(f"{who} after {state.move_count} moves.")
     return state
-
-
-def game_record(state: GameState, *, agent_name: str, human: int, seed: int | None) -> dict:
-    """The game record of a finished game against a person (see `trapy_rl.eval.records`).
-
-    Args:
-        state: the game, over.
-        agent_name: the agent's name, recorded as agent a; the person is agent b, `HUMAN`.
-        human: the person's player, 1 (blue) or 2 (yellow).
-        seed: the agent's seed, as recorded.
-
-    Raises:
-        ValueError: if the game is not over.
-    """
-    if not state.is_over:
-        raise ValueError("only a finished game has a record")
-    return make_record(
-        moves=state.move_names(),
-        winner=state.winner,
-        side=state.board.side,
-        agent_a=agent_name,
-        agent_b=HUMAN,
-        a_is_blue=human != BLUE,
-        seed=seed,
-        resigned=state.resigned,
-    )
 
 
 def default_record_path() -> Path:

@@ -46,9 +46,9 @@ from trapy_rl.agents.kinds import known_agent_kinds
 from trapy_rl.analysis.openings import read_opening_table
 from trapy_rl.errors import one_line
 from trapy_rl.eval.records import parse_records, replay_record
+from trapy_rl.frontend.gtp_records import records_from_gtp
 from trapy_rl.game.board import MAX_SIDE, Board
 from trapy_rl.game.state import BLUE, PLAYER_NAMES, YELLOW
-from trapy_rl.gtp_records import records_from_gtp
 from trapy_rl.web.analysis import SearchJob, evaluate, load_analyser, value_curve
 from trapy_rl.web.board_data import board_payload
 from trapy_rl.web.sessions import BusyError, GameSession, SessionStore, UnknownGameError
@@ -302,8 +302,8 @@ def api_routes(store: SessionStore) -> list[Route]:
 
 def read_records(text: str) -> list[dict[str, Any]]:
     """The games of a record file's text: ``trapy-play`` or ``trapy-eval`` JSON lines, one
-    JSON object or list of them, or GTP text (`trapy_rl.gtp_records`: ``showboard``'s move
-    lines or a session's commands); each replayed to check it.
+    JSON object or list of them, or GTP text (`trapy_rl.frontend.gtp_records`: ``showboard``'s
+    move lines or a session's commands); each replayed to check it.
 
     Returns:
         Per game: ``label`` (agents, winner, length) and ``record`` (as given).

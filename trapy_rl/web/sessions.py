@@ -2,8 +2,8 @@
 
 A session is a game against an agent (the person plays ``human``, the agent the other colour)
 or, without an agent, a board where the page moves for both sides (analysis and review of a
-loaded record). Moves, undo and resignation follow `trapy_rl.play` (`takeback`,
-`game_record`), so a game here is recorded exactly as ``trapy-play`` records it.
+loaded record). Moves, undo and resignation follow `trapy_rl.frontend.human_game` (`takeback`,
+`game_record`), as ``trapy-play`` does, so a game here is recorded exactly as it records one.
 
 Every mutation holds the session's lock; a request that finds it held (the agent is thinking)
 is refused with `BusyError` instead of waiting.
@@ -26,10 +26,10 @@ from typing import Any
 from trapy_rl.agents import Agent, parse_agent
 from trapy_rl.agents.moves import checked_move
 from trapy_rl.eval.records import make_record, replay_record
+from trapy_rl.frontend.human_game import HUMAN, game_record, takeback
 from trapy_rl.game.board import Board
 from trapy_rl.game.render import last_move_cell
 from trapy_rl.game.state import BLUE, YELLOW, GameState, IllegalMoveError
-from trapy_rl.play import HUMAN, game_record, takeback
 
 __all__ = ["BusyError", "GameSession", "SessionStore", "UnknownGameError"]
 
@@ -160,8 +160,8 @@ class GameSession:
     def undo(self) -> list[str]:
         """Take back the page's last move (and the agent's replies); returns the moves taken.
 
-        Against an agent this is `trapy_rl.play.takeback` of the person's last move; without
-        one, the last move. Undoing a resignation takes back the resignation alone.
+        Against an agent this is `trapy_rl.frontend.human_game.takeback` of the person's last
+        move; without one, the last move. Undoing a resignation takes back the resignation alone.
         """
         with self._locked():
             state = self.state

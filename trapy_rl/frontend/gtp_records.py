@@ -1,6 +1,7 @@
 """Game records from GTP text: the move list ``showboard`` prints, or a session's commands.
 
-``trapy-gtp``'s ``showboard`` ends its answer with the game so far on one line,
+`GtpEngine`'s ``showboard`` (so ``trapy-gtp``'s) ends its answer with the game so far on one
+line (`trapy_rl.frontend.gtp_engine.history_line`),
 
     moves (side 10): e5 swap f6, yellow resigned
 
@@ -25,25 +26,16 @@ from __future__ import annotations
 import re
 
 from trapy_rl.eval.records import make_record
+from trapy_rl.frontend.gtp_engine import GtpEngine
 from trapy_rl.game.board import Board
-from trapy_rl.game.state import PLAYER_NAMES, GameState
+from trapy_rl.game.state import GameState
 
-__all__ = ["history_line", "records_from_gtp"]
+__all__ = ["records_from_gtp"]
 
 _HISTORY = re.compile(r"moves \(side (\d+)\):(.*)")
 _RESIGNED = re.compile(r"(blue|yellow) resigned")
 _ANSWER = re.compile(r"=[0-9]*(?: (.*))?")
 PLAYER = "gtp"  # both players' name: a GTP text does not say who played
-
-
-def history_line(state: GameState) -> str:
-    """The game so far on one line, as ``showboard`` ends (see the module docstring)."""
-    board = state.board
-    moves = " ".join(board.action_name(a) for a in state.history) or "none"
-    line = f"moves (side {board.side}): {moves}"
-    if state.resigned:
-        line += f", {PLAYER_NAMES[3 - state.winner]} resigned"
-    return line
 
 
 def records_from_gtp(text: str) -> list[dict]:
@@ -91,8 +83,6 @@ def _extends(later: GameState, earlier: GameState) -> bool:
 
 
 def _replay_session(lines: list[str]) -> list[GameState]:
-    from trapy_rl.gtp import GtpEngine  # the engine imports history_line from here
-
     engine = GtpEngine("random", seed=0)  # its agent is never asked: genmove comes from answers
     games: list[GameState] = []
     asked: str | None = None  # the colour of a genmove waiting for its answer
