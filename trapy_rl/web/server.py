@@ -108,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     with reported(parser.prog):
-        import uvicorn
+        import uvicorn  # only serving needs the server (web extra); create_app does not
 
         if not 0 <= args.port <= 65535:
             raise ValueError(f"--port must be from 0 to 65535, got {args.port}")
