@@ -7,7 +7,11 @@ as its tests leave themselves out (``pytest.importorskip``), and the rest of the
 
 import importlib.util
 
-_INTERFACES = {"trapy_rl/envs/pettingzoo.py": "pettingzoo", "trapy_rl/envs/openspiel.py": "pyspiel"}
+_INTERFACES = {
+    "trapy_rl/envs/pettingzoo.py": "pettingzoo",
+    "trapy_rl/game/openspiel.py": "pyspiel",
+    "trapy_rl/agents/openspiel_bot.py": "pyspiel",
+}
 
 collect_ignore = [
     path for path, package in _INTERFACES.items() if importlib.util.find_spec(package) is None

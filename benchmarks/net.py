@@ -171,7 +171,7 @@ def run_backends(planes: np.ndarray, legal: np.ndarray) -> list[dict]:
             pass
         with tempfile.TemporaryDirectory() as folder:
             try:
-                from trapy_rl.onnx import OnnxEvaluator, export_onnx
+                from trapy_rl.nn.onnx import OnnxEvaluator, export_onnx
                 from trapy_rl.train.checkpoint import save_checkpoint
 
                 model = {"config": net.config.to_dict(), "state": net.state_dict()}

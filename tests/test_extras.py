@@ -11,7 +11,11 @@ from trapy_rl.errors import MissingExtraError
 from trapy_rl.game import Board
 from trapy_rl.play import main as play_main
 
-INTERFACES = ("trapy_rl.envs.pettingzoo", "trapy_rl.envs.openspiel")
+INTERFACES = (
+    "trapy_rl.envs.pettingzoo",
+    "trapy_rl.game.openspiel",
+    "trapy_rl.agents.openspiel_bot",
+)
 
 
 @pytest.fixture
@@ -29,7 +33,11 @@ def without(monkeypatch):
 
 @pytest.mark.parametrize(
     ("interface", "package", "extra"),
-    [(INTERFACES[0], "pettingzoo", "pettingzoo"), (INTERFACES[1], "pyspiel", "openspiel")],
+    [
+        (INTERFACES[0], "pettingzoo", "pettingzoo"),
+        (INTERFACES[1], "pyspiel", "openspiel"),
+        (INTERFACES[2], "pyspiel", "openspiel"),
+    ],
 )
 def test_importing_an_interface_names_its_extra(without, interface, package, extra):
     without(package)

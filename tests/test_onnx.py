@@ -16,7 +16,7 @@ pytest.importorskip("onnxruntime")
 from trapy_rl.game import BatchGame, Board
 from trapy_rl.game.planes import encode_planes
 from trapy_rl.game.sampling import random_legal_actions
-from trapy_rl.onnx import OnnxEvaluator, export_onnx, main
+from trapy_rl.nn.onnx import OnnxEvaluator, export_onnx, main
 from trapy_rl.train.checkpoint import save_checkpoint
 
 SIDE = 5

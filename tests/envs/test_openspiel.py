@@ -15,10 +15,11 @@ from open_spiel.python.observation import make_observation
 
 from trapy_rl.agents import parse_agent
 from trapy_rl.agents.openspiel import OpenSpielAgent
-from trapy_rl.envs.openspiel import AgentBot, TrapYGame, load_game
+from trapy_rl.agents.openspiel_bot import AgentBot
 from trapy_rl.eval.arena import play_match
 from trapy_rl.eval.records import load_records, replay_record
 from trapy_rl.game import BatchGame, Board, GameState
+from trapy_rl.game.openspiel import TrapYGame, load_game
 from trapy_rl.game.render import render_ascii
 
 SIDES = (2, 3, 5, 10)

@@ -297,7 +297,7 @@ def mcts_from_spec(spec: AgentSpec, *, board: Board, seed: int | None) -> Networ
 
 
 def onnx_from_spec(spec: AgentSpec, *, board: Board, seed: int | None) -> NetworkMCTSAgent:
-    from trapy_rl.onnx import OnnxEvaluator
+    from trapy_rl.nn.onnx import OnnxEvaluator
 
     path, simulations = _path_and_simulations(spec)
     options = spec.typed_options(spec_search_defaults())

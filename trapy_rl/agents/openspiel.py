@@ -4,10 +4,13 @@
     openspiel:mcts:200,uct_c=1.4    the same with options (uct_c, num_rollouts, solve)
     openspiel:random                OpenSpiel's uniform random bot
 
-The bots play the ``trap_y`` game of `trapy_rl.envs.openspiel` and need the ``openspiel`` extra
-(``pip install 'trapy-rl[openspiel]'``). This module imports neither: the kind is registered
-without OpenSpiel, and building one of its agents without OpenSpiel installed is a one-line
-`MissingExtraError` (a ValueError, as for any spec that cannot be built).
+The bots play the ``trap_y`` game of `trapy_rl.game.openspiel` and need the ``openspiel`` extra
+(``pip install 'trapy-rl[openspiel]'``). This module imports neither when it is imported: the
+kind is registered without OpenSpiel, and building one of its agents without OpenSpiel installed
+is a one-line `MissingExtraError` (a ValueError, as for any spec that cannot be built).
+
+The other direction, any agent spec (``uct:1000``, ``mcts:PATH:200``, ...) as a ``pyspiel.Bot``,
+is `trapy_rl.agents.openspiel_bot.AgentBot`.
 
 The MCTS bot is OpenSpiel's Python ``open_spiel.python.algorithms.mcts.MCTSBot``: its C++
 ``pyspiel.MCTSBot`` crashes (a segmentation fault) on games written in Python, OpenSpiel's
@@ -51,7 +54,7 @@ class OpenSpielAgent:
     """
 
     def __init__(self, game: Any, bots: Sequence[Any], *, name: str) -> None:
-        from trapy_rl.envs.openspiel import board_of
+        from trapy_rl.game.openspiel import board_of  # needs the openspiel extra
 
         if len(bots) != 2:
             raise ValueError(f"OpenSpielAgent needs a bot for each of the 2 players, got {bots}")
@@ -91,7 +94,7 @@ def from_spec(spec: AgentSpec, *, board: Board, seed: int | None) -> OpenSpielAg
     try:
         import pyspiel
 
-        from trapy_rl.envs.openspiel import load_game
+        from trapy_rl.game.openspiel import load_game
     except ModuleNotFoundError as error:
         needed_by = f"the agent spec {spec.text!r}"
         raise MissingExtraError("openspiel", module="pyspiel", needed_by=needed_by) from error

@@ -37,7 +37,7 @@ from trapy_rl.analysis.estimators import (
 from trapy_rl.analysis.playout_jobs import PlayoutJob
 from trapy_rl.errors import one_line
 from trapy_rl.eval import wilson_interval
-from trapy_rl.eval.cache import file_sha256
+from trapy_rl.nn.digest import file_sha256
 from trapy_rl.game.board import MAX_SIDE, Board
 from trapy_rl.mcts import Evaluator
 from trapy_rl.mcts.settings import SearchSettings

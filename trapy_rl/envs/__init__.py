@@ -7,7 +7,9 @@ Both are registered as ``trapy_rl/TrapY-v0`` when ``trapy_rl`` is imported::
                               vectorization_mode="vector_entry_point")
 
 Two more interfaces are imported by name, each with its extra: `trapy_rl.envs.pettingzoo` (a
-PettingZoo AEC environment) and `trapy_rl.envs.openspiel` (the OpenSpiel game ``trap_y``).
+PettingZoo AEC environment) and `trapy_rl.game.openspiel` (the OpenSpiel game ``trap_y``: the
+rules in OpenSpiel's API, so it lives with the rules; its bots as agents and the agents as its
+bots are `trapy_rl.agents.openspiel` and `trapy_rl.agents.openspiel_bot`).
 """
 
 from trapy_rl.envs.spaces import BatchedLegalActions, LegalActions

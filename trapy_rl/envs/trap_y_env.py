@@ -16,6 +16,7 @@ from gymnasium.error import ResetNeeded
 from trapy_rl.envs.spaces import LegalActions
 from trapy_rl.game.board import Board
 from trapy_rl.game.planes import NUM_PLANES, encode_state_planes
+from trapy_rl.game.render import render_state_ascii
 from trapy_rl.game.sampling import random_legal_actions
 from trapy_rl.game.state import BLUE, PLAYER_NAMES, YELLOW, GameState, IllegalMoveError
 
@@ -257,11 +258,11 @@ def render_state(state: GameState, render_mode: str) -> str | np.ndarray:
     """
     if render_mode not in RENDER_MODES:
         raise ValueError(f"render_mode must be one of {RENDER_MODES}, got {render_mode!r}")
+    if render_mode == "ansi":
+        return render_state_ascii(state)
     from trapy_rl.game.draw import board_image  # imports matplotlib: only when drawing
-    from trapy_rl.game.render import render_ascii
 
-    draw = render_ascii if render_mode == "ansi" else board_image
-    return draw(
+    return board_image(
         state.stones,
         state.board,
         last_action=state.last_action,

@@ -28,32 +28,9 @@ from pathlib import Path
 
 from trapy_rl.agents.network import checkpoint_file
 from trapy_rl.eval.arena import MatchResult
+from trapy_rl.nn.digest import file_sha256
 
-__all__ = ["ResultCache", "file_sha256", "flip_result", "match_key", "starts_digest"]
-
-_HASHES: dict[tuple[str, int, int], str] = {}
-
-
-def file_sha256(path: str | Path) -> str:
-    """The sha256 of a file's bytes, as 64 hex digits.
-
-    The digest is remembered per resolved path, size and modification time, so hashing the
-    same checkpoint again (say, once per match it plays) reads it once.
-
-    Raises:
-        OSError: when the file cannot be read.
-    """
-    path = Path(path)
-    stat = path.stat()
-    memo = (str(path.resolve()), stat.st_size, stat.st_mtime_ns)
-    digest = _HASHES.get(memo)
-    if digest is None:
-        sha = hashlib.sha256()
-        with path.open("rb") as data:
-            for block in iter(lambda: data.read(1 << 20), b""):
-                sha.update(block)
-        digest = _HASHES[memo] = sha.hexdigest()
-    return digest
+__all__ = ["ResultCache", "flip_result", "match_key", "starts_digest"]
 
 
 def _files_of(spec: str) -> dict[str, str]:

@@ -17,13 +17,16 @@ Shapes: K cells. ``stones`` is [K] int (0 empty, 1 blue, 2 yellow).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from trapy_rl.game.board import Board
 
-__all__ = ["check_stones", "last_move_cell", "parse_cells", "render_ascii"]
+if TYPE_CHECKING:
+    from trapy_rl.game.state import GameState
+
+__all__ = ["check_stones", "last_move_cell", "parse_cells", "render_ascii", "render_state_ascii"]
 
 _ANSI = {1: "\x1b[1;94m", 2: "\x1b[1;93m"}
 _ANSI_WIN, _ANSI_RESET = "\x1b[4m", "\x1b[0m"
@@ -168,3 +171,13 @@ def render_ascii(
         letters[anchor - len(column) + 1 : anchor + 1] = column
     lines.append("".join(letters).rstrip())
     return "\n".join(lines)
+
+
+def render_state_ascii(state: GameState) -> str:
+    """`render_ascii` of a game: its last move marked, its winning group (if any) shown."""
+    return render_ascii(
+        state.stones,
+        state.board,
+        last_action=state.last_action,
+        winning_cells=state.winning_group() or None,
+    )

@@ -28,8 +28,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-if TYPE_CHECKING:  # the search imports this module
-    from trapy_rl.mcts.search import MCTS
+if TYPE_CHECKING:
+    from trapy_rl.mcts.settings import SearchSettings
+    from trapy_rl.mcts.tree import Tree
 
 __all__ = [
     "GumbelRoot",
@@ -161,7 +162,9 @@ class GumbelRoot:
     """The root side of one gumbel search of the games ``gs`` (see `trapy_rl.mcts.gumbel`).
 
     Args:
-        search: the search (its tree holds the roots, just expanded: one visit each).
+        tree: the search tree; it holds the roots, just expanded (one visit each).
+        settings: the search's settings (``max_considered``, ``c_visit``, ``c_scale``).
+        rng: draws the Gumbel noise.
         gs: [n] the games.
         priors: [n, A] float32, the root priors, -inf at illegal actions.
         num_simulations: the search's simulations (the halving schedule spans them).
@@ -170,20 +173,21 @@ class GumbelRoot:
 
     def __init__(
         self,
-        search: MCTS,
+        tree: Tree,
+        settings: SearchSettings,
+        rng: np.random.Generator,
         gs: np.ndarray,
         priors: np.ndarray,
         num_simulations: int,
         *,
         add_noise: bool,
     ) -> None:
-        settings, tree = search.settings, search.tree
-        self.search, self.gs = search, gs
+        self.tree, self.settings, self.gs = tree, settings, gs
         self.legal = priors > -np.inf  # [n, A]
         self.priors = np.where(self.legal, priors, 0.0).astype(np.float64)
         tiny = np.finfo(np.float32).tiny
         self.logits = np.where(self.legal, np.log(np.maximum(self.priors, tiny)), 0.0)
-        self.gumbel = search.rng.gumbel(size=priors.shape) if add_noise else np.zeros(priors.shape)
+        self.gumbel = rng.gumbel(size=priors.shape) if add_noise else np.zeros(priors.shape)
         self.raw_values = tree.node_value_sums[gs, 0] / tree.node_visits[gs, 0]  # [n]
         k = np.minimum(settings.max_considered, self.legal.sum(axis=1))  # [n]
         self.considered = np.zeros(priors.shape, dtype=bool)
@@ -197,14 +201,14 @@ class GumbelRoot:
         ).reshape(len(gs), num_simulations)
 
     def _bonus(self, visits: np.ndarray) -> np.ndarray:
-        q = self.search.tree.edge_q[self.gs, 0].astype(np.float64)
+        q = self.tree.edge_q[self.gs, 0].astype(np.float64)
         completed = completed_q(q, visits, self.priors, self.raw_values, self.legal)
-        settings = self.search.settings
+        settings = self.settings
         return sigma(completed, visits, c_visit=settings.c_visit, c_scale=settings.c_scale)
 
     def actions(self, i: int) -> np.ndarray:
         """[n] the root actions of simulation ``i``."""
-        visits = self.search.tree.edge_visits[self.gs, 0]
+        visits = self.tree.edge_visits[self.gs, 0]
         scores = root_scores(
             self.gumbel,
             self.logits,
@@ -217,7 +221,7 @@ class GumbelRoot:
 
     def finish(self) -> tuple[np.ndarray, np.ndarray]:
         """The improved policy [n, A] float32 and the action to play [n] int64."""
-        visits = self.search.tree.edge_visits[self.gs, 0]
+        visits = self.tree.edge_visits[self.gs, 0]
         bonus = self._bonus(visits)
         policy = improved_policy(self.logits, bonus, self.legal)
         most = np.where(self.considered, visits, -1.0).max(axis=1)

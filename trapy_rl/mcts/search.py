@@ -220,7 +220,9 @@ class MCTS:
         clean_priors = tree.priors[gs, 0].copy()  # [n, A] float32, -inf at illegal actions
         root = None
         if use_gumbel:
-            root = GumbelRoot(self, gs, clean_priors, sims, add_noise=add_noise)
+            root = GumbelRoot(
+                tree, self.settings, self.rng, gs, clean_priors, sims, add_noise=add_noise
+            )
         elif add_noise:
             legal = clean_priors > -np.inf
             noisy = add_dirichlet_noise(

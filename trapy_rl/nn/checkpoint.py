@@ -44,7 +44,8 @@ from typing import Any
 import torch
 
 from trapy_rl.game.board import MAX_SIDE
-from trapy_rl.nn.network import NetConfig
+from trapy_rl.nn.network import NetConfig, PolicyValueNet
+from trapy_rl.pretrained import pretrained_file, pretrained_names
 
 __all__ = [
     "CHECKPOINT_DIR",
@@ -109,8 +110,6 @@ def find_checkpoint(path: str | os.PathLike) -> Path:
                 f"{LATEST} and ckpt_*.pt)"
             )
         return folder / LATEST if (folder / LATEST).is_file() else _numbered(folder)[0]
-    from trapy_rl.pretrained import pretrained_file, pretrained_names
-
     shipped = pretrained_names()
     if str(path) in shipped:
         try:
@@ -233,8 +232,6 @@ def _check_mapping(path: Path | str, field: str, value: Any, *, optional: bool =
 def _check_weights(path: Path | str, config: NetConfig, state: dict) -> None:
     """The weights must be those of the net ``config`` describes: the same names and shapes
     (the net is built on the meta device, so nothing is allocated)."""
-    from trapy_rl.nn import PolicyValueNet
-
     with torch.device("meta"):
         expected = PolicyValueNet(config).state_dict()
     missing = sorted(set(expected) - set(state))
@@ -331,8 +328,6 @@ def load_network(
     Raises:
         CheckpointError: naming the file and why it cannot give a net.
     """
-    from trapy_rl.nn import PolicyValueNet
-
     payload = load_checkpoint(path, map_location=device)
     source = payload["path"]
     model_config = dict(payload["model"]["config"])

@@ -23,7 +23,7 @@ import torch
 from trapy_rl.errors import MissingExtraError
 from trapy_rl.nn.folded import FoldedNet, folded_forward
 from trapy_rl.nn.network import PolicyValueNet
-from trapy_rl.onnx import OPSET, clip_values
+from trapy_rl.nn.onnx import OPSET, clip_values
 
 __all__ = ["OrtNet"]
 

@@ -24,9 +24,10 @@ from pathlib import Path
 
 import numpy as np
 
-from trapy_rl.errors import MissingExtraError
+from trapy_rl.errors import MissingExtraError, reported
 from trapy_rl.game.batch import BatchGame
 from trapy_rl.game.planes import encode_planes
+from trapy_rl.nn.digest import file_sha256
 
 __all__ = ["OPSET", "OnnxEvaluator", "clip_values", "export_onnx", "main"]
 
@@ -62,9 +63,9 @@ def export_onnx(checkpoint: str | Path, out: str | Path) -> Path:
         CheckpointError: naming the checkpoint when it cannot be read.
         MissingExtraError: (a ValueError) when the ``onnx`` package is missing.
     """
+    # torch only here, to export: the evaluator below runs without it.
     import torch
 
-    from trapy_rl.eval.cache import file_sha256
     from trapy_rl.nn.checkpoint import load_network
 
     try:
@@ -162,8 +163,6 @@ class OnnxEvaluator:
 
 def main(argv: list[str] | None = None) -> int:
     """``trapy-export CHECKPOINT OUT.onnx``: the net of a checkpoint as an ONNX model."""
-    from trapy_rl.errors import reported
-
     parser = argparse.ArgumentParser(
         prog="trapy-export", description="Write a checkpoint's net as an ONNX model."
     )

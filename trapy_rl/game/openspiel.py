@@ -1,10 +1,10 @@
-"""Trap Y as an OpenSpiel game (``trap_y``), and the toolkit's agents as OpenSpiel bots.
+"""Trap Y as an OpenSpiel game (``trap_y``): the rules behind OpenSpiel's Game and State API.
 
 Needs the ``openspiel`` extra (``pip install 'trapy-rl[openspiel]'``); nothing else in the
 toolkit imports this module at import time. Importing it registers the game with OpenSpiel:
 
 >>> import pyspiel
->>> import trapy_rl.envs.openspiel  # registers "trap_y"
+>>> import trapy_rl.game.openspiel  # registers "trap_y"
 >>> game = pyspiel.load_game("trap_y(side=5)")  # side: 2 to 40, default 10
 >>> state = game.new_initial_state()
 >>> state.apply_action(state.legal_actions()[0])
@@ -24,9 +24,8 @@ side (plane 0 its stones, plane 1 the other player's); ``observation_string(play
 text board; the information state string is the history, as for OpenSpiel's other
 perfect-information games.
 
-`AgentBot` makes any agent spec (``uct:1000``, ``mcts:PATH:200``, ...) a ``pyspiel.Bot``. The
-other direction, OpenSpiel's bots as agent specs (``openspiel:mcts:1000``), is
-`trapy_rl.agents.openspiel`.
+The toolkit's agents as OpenSpiel bots are `trapy_rl.agents.openspiel_bot.AgentBot`, and
+OpenSpiel's bots as agent specs (``openspiel:mcts:1000``) `trapy_rl.agents.openspiel`.
 
 Shapes: K cells, A = K + 1 actions, C planes, H x W grid (all from the `Board`).
 """
@@ -37,13 +36,10 @@ from typing import Any
 
 import numpy as np
 
-from trapy_rl.agents.base import Agent
-from trapy_rl.agents.kinds import parse_agent
-from trapy_rl.agents.moves import checked_move
-from trapy_rl.envs.trap_y_env import render_state
 from trapy_rl.errors import MissingExtraError
 from trapy_rl.game.board import Board
 from trapy_rl.game.planes import NUM_PLANES, encode_state_planes
+from trapy_rl.game.render import render_state_ascii
 from trapy_rl.game.state import GameState
 
 try:
@@ -51,10 +47,10 @@ try:
     from open_spiel.python.observation import IIGObserverForPublicInfoGame
 except ModuleNotFoundError as error:
     raise MissingExtraError(
-        "openspiel", module="pyspiel", needed_by="trapy_rl.envs.openspiel"
+        "openspiel", module="pyspiel", needed_by="trapy_rl.game.openspiel"
     ) from error
 
-__all__ = ["GAME_NAME", "AgentBot", "TrapYGame", "TrapYObserver", "TrapYState", "load_game"]
+__all__ = ["GAME_NAME", "TrapYGame", "TrapYObserver", "TrapYState", "board_of", "load_game"]
 
 GAME_NAME = "trap_y"
 _DEFAULT_PARAMETERS = {"side": 10}
@@ -163,7 +159,7 @@ class TrapYState(pyspiel.State):
         return [1.0, -1.0] if winner == 1 else [-1.0, 1.0]
 
     def __str__(self) -> str:
-        return render_state(self.game_state, "ansi")
+        return render_state_ascii(self.game_state)
 
 
 class TrapYObserver:
@@ -192,42 +188,6 @@ class TrapYObserver:
     def string_from(self, state: TrapYState, player: int) -> str:
         """The text board (the same for both players: nothing is hidden)."""
         return str(state)
-
-
-class AgentBot(pyspiel.Bot):
-    """One of the toolkit's agents as an OpenSpiel bot on ``trap_y``; plays for either player.
-
-    Each ``step`` replays the state's history into a `GameState`, resets the agent for it and
-    asks for one move, checked for legality (`trapy_rl.agents.moves.checked_move`).
-
-    Args:
-        agent: an agent spec (``"uct:1000"``, ``"mcts:PATH:200"``, ...) or an `Agent`.
-        game: the ``trap_y`` game the bot plays.
-        seed: seeds an agent built from a spec (None: fresh entropy).
-    """
-
-    def __init__(self, agent: str | Agent, game: pyspiel.Game, *, seed: int | None = None):
-        pyspiel.Bot.__init__(self)
-        self.board = board_of(game)
-        if isinstance(agent, str):
-            agent = parse_agent(agent, board=self.board, seed=seed)
-        self.agent = agent
-
-    def step(self, state: pyspiel.State) -> int:
-        position = GameState.from_moves(state.history(), self.board)
-        return checked_move(self.agent, position)
-
-    def restart_at(self, state: pyspiel.State) -> None:
-        """Nothing to do: every step starts from the state's whole history."""
-
-    def inform_action(self, state: pyspiel.State, player_id: int, action: int) -> None:
-        """Nothing to do, as for `restart_at`."""
-
-    def provides_policy(self) -> bool:
-        return False
-
-    def __repr__(self) -> str:
-        return f"AgentBot({self.agent.name!r}, side={self.board.side})"
 
 
 if GAME_NAME not in {game_type.short_name for game_type in pyspiel.registered_games()}:
