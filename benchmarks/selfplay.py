@@ -14,6 +14,7 @@ import statistics
 
 import torch
 
+from trapy_rl.config import compose_settings
 from trapy_rl.game.board import Board
 from trapy_rl.nn import NetEvaluator, PolicyValueNet
 from trapy_rl.train.selfplay import SelfPlay
@@ -22,12 +23,7 @@ from trapy_rl.train.settings import TrainConfig
 
 def default_config(overrides: list[str] | None = None) -> TrainConfig:
     """The composed default training configuration."""
-    from hydra import compose, initialize_config_dir
-
-    from trapy_rl.config import CONFIG_DIR, train_config
-
-    with initialize_config_dir(config_dir=CONFIG_DIR, version_base="1.3"):
-        return train_config(compose(config_name="train", overrides=overrides or []))
+    return compose_settings("train", TrainConfig, overrides or [])
 
 
 def _moves_per_second(

@@ -1,56 +1,25 @@
-"""The Hydra configuration: every option of every group composes; typos fail naming the key."""
-
-from pathlib import Path
+"""The training command's Hydra configuration: typos fail naming the key, overrides reach the
+settings, bad values are refused naming the key. (tests/test_settings_defaults.py: every
+option of every group composes; the defaults are written once.)"""
 
 import pytest
-from hydra import compose, initialize_config_dir
 from hydra.errors import ConfigCompositionException
-from omegaconf import OmegaConf
 
-from trapy_rl.config import CONFIG_DIR as CONFIG_PATH
-from trapy_rl.config import train_config
+from trapy_rl.config import compose_settings
 from trapy_rl.mcts import SearchSettings
 from trapy_rl.nn import NetConfig
 from trapy_rl.train.settings import TrainConfig
 
-CONFIG_DIR = Path(CONFIG_PATH)
-GROUPS = sorted(p.name for p in CONFIG_DIR.iterdir() if p.is_dir())
-OPTIONS = [(group, p.stem) for group in GROUPS for p in sorted((CONFIG_DIR / group).glob("*.yaml"))]
 
-
-def compose_train(overrides: list[str]):
-    with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
-        return compose(config_name="train", overrides=overrides)
-
-
-def test_every_group_has_options():
-    assert {"model", "mcts", "selfplay", "optim", "logger", "experiment", "debug"} <= set(GROUPS)
-    assert all(any(g == group for g, _ in OPTIONS) for group in GROUPS)
-
-
-def test_the_yaml_defaults_are_the_dataclass_defaults():
-    """One default per setting: the composed default config is exactly ``TrainConfig()``."""
-    assert train_config(compose_train([])) == TrainConfig()
+def compose_train(overrides: list[str]) -> TrainConfig:
+    return compose_settings("train", TrainConfig, overrides)
 
 
 def test_the_default_model_and_search_files_are_the_library_defaults():
     """``model: small`` is NetConfig(); ``mcts/default.yaml`` differs from SearchSettings()
     in the simulations only (self-play searches less than an agent)."""
-    assert NetConfig.from_dict(OmegaConf.load(CONFIG_DIR / "model" / "small.yaml")) == NetConfig()
-    search = OmegaConf.to_container(OmegaConf.load(CONFIG_DIR / "mcts" / "default.yaml"))
-    assert SearchSettings(**search) == SearchSettings().replace(num_simulations=32)
-
-
-@pytest.mark.parametrize(("group", "option"), OPTIONS)
-def test_every_option_composes(group, option):
-    cfg = compose_train([f"{group}={option}"])
-    run = train_config(cfg)
-    assert isinstance(run, TrainConfig)
-    if group in ("mcts", "selfplay", "optim", "logger"):
-        text = (CONFIG_DIR / group / f"{option}.yaml").read_text()
-        expected = OmegaConf.create(text)
-        for key, value in expected.items():
-            assert cfg[group][key] == value, (group, option, key)
+    assert compose_train(["model=small"]).model == NetConfig()
+    assert compose_train([]).mcts == SearchSettings().replace(num_simulations=32)
 
 
 @pytest.mark.parametrize(
@@ -83,7 +52,7 @@ def test_overrides_reach_the_config():
     cfg = compose_train(["side=6", "mcts.num_simulations=3", "optim=sgd", "debug=smoke"])
     # command-line values win over every file; the preset still sets what they leave alone
     assert cfg.side == 6 and cfg.mcts.num_simulations == 3 and cfg.optim.name == "sgd"
-    assert cfg.iterations == 3 and cfg.model.channels == 16
+    assert cfg.iterations == 3 and cfg.model.channels == 16 and cfg.optim.lr_schedule == "cosine"
 
 
 @pytest.mark.parametrize(
@@ -100,13 +69,13 @@ def test_overrides_reach_the_config():
 )
 def test_a_bad_value_is_refused_naming_the_key(override, message):
     with pytest.raises(ValueError, match=message):
-        train_config(compose_train([override]))
+        compose_train([override])
 
 
 def test_onnxruntime_with_what_it_cannot_run_is_refused():
     with pytest.raises(ValueError, match=r"onnxruntime=true runs on the CPU in fp32"):
-        train_config(compose_train(["onnxruntime=true", "compile=true"]))
-    assert train_config(compose_train(["onnxruntime=true"])).net_options() == {
+        compose_train(["onnxruntime=true", "compile=true"])
+    assert compose_train(["onnxruntime=true"]).net_options() == {
         "compile": False,
         "onnxruntime": True,
     }

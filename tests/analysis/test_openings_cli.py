@@ -11,9 +11,9 @@ import pandas as pd
 import pytest
 from hydra import compose, initialize_config_dir
 from hydra.errors import ConfigCompositionException
-from omegaconf import OmegaConf
 
 from trapy_rl.analysis.cli import CONFIG_DIR, OpeningsConfig, run
+from trapy_rl.config import settings_of
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -24,7 +24,7 @@ def compose_openings(overrides: list[str]):
 
 
 def test_the_config_composes_to_the_schema():
-    cfg = OmegaConf.to_object(compose_openings(["side=4", "estimator=rollout"]))
+    cfg = settings_of(compose_openings(["side=4", "estimator=rollout"]), OpeningsConfig)
     assert isinstance(cfg, OpeningsConfig) and cfg.side == 4 and cfg.checkpoint is None
 
 

@@ -12,8 +12,9 @@
     trapy-openings estimator=playout ... playouts=64 extend=docs/openings-seed_0.json
                                                         # 64 more games a cell for that map
 
-The configuration is ``configs/openings.yaml``, checked against `OpeningsConfig` (stored in
-Hydra's ConfigStore as ``openings_schema``), so a typo in an override fails naming the key.
+The configuration is ``configs/openings.yaml``, checked against `OpeningsConfig` (registered
+here as ``openings_schema``), so a typo in an override fails naming the key; ``trapy-openings
+--cfg job`` prints the composed configuration.
 Writes ``openings_<estimator>.csv`` and ``.json`` (the table; the JSON also holds the settings
 it was computed with), ``openings_<estimator>.png`` (the map),
 ``openings_<estimator>_ranking.png`` (the fairest openings) and ``summary.txt``.
@@ -25,30 +26,29 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import hydra
-from hydra.core.config_store import ConfigStore
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig
 
-from trapy_rl.config import CONFIG_DIR, hydra_schema
+from trapy_rl.config import CONFIG_DIR, register_schema, settings_of
 from trapy_rl.mcts.settings import SearchSettings
 
 __all__ = ["OpeningsConfig", "main", "run"]
 
-SearchSchema = hydra_schema(SearchSettings)
 
-
-@dataclass
+@dataclass(frozen=True)
 class OpeningsConfig:
-    """The settings of ``trapy-openings``; see `trapy_rl.analysis.estimate_openings`.
+    """The settings of ``trapy-openings``: the keywords of `trapy_rl.analysis.estimate_openings`
+    with its defaults (a test holds them equal), and how the results are written.
 
-    ``cache_dir`` "default" is ``~/.cache/trapy_rl/openings``; null caches nothing.
-    ``out_dir`` null writes into Hydra's run folder. ``search`` holds the keys of
-    `trapy_rl.mcts.SearchSettings` (the search of ``estimator=search``).
+    ``search`` is the search of ``estimator=search`` (the keys of `trapy_rl.mcts.SearchSettings`);
+    ``cache_dir`` "default" is ``~/.cache/trapy_rl/openings``, null caches nothing; ``out_dir``
+    null writes into Hydra's run folder; ``fairest`` openings are ringed on the map and listed
+    in the summary, ``top`` are in the ranking chart and table.
     """
 
     side: int = 10
     estimator: str = "search"
     checkpoint: str | None = None
-    search: SearchSchema = field(default_factory=SearchSchema)  # type: ignore[valid-type]
+    search: SearchSettings = field(default_factory=SearchSettings)
     rollouts: int = 4
     playouts: int = 1000
     agent: str = "random"
@@ -66,7 +66,7 @@ class OpeningsConfig:
     top: int = 20
 
 
-ConfigStore.instance().store(name="openings_schema", node=OpeningsConfig)
+register_schema("openings", OpeningsConfig)
 
 
 def run(cfg: DictConfig | OpeningsConfig, out_dir: str | Path) -> dict[str, Path]:
@@ -74,17 +74,22 @@ def run(cfg: DictConfig | OpeningsConfig, out_dir: str | Path) -> dict[str, Path
 
     Returns:
         ``{"csv", "json", "map", "ranking", "summary"}`` -> the paths written.
+
+    Raises:
+        ValueError: naming the problem, for a bad setting.
     """
     from trapy_rl.analysis.figures import draw_opening_map, draw_ranking, ranking_text
     from trapy_rl.analysis.openings import estimate_openings, write_opening_table
     from trapy_rl.analysis.summary import summarize
     from trapy_rl.game.board import Board
 
+    if not isinstance(cfg, OpeningsConfig):
+        cfg = settings_of(cfg, OpeningsConfig)
     table = estimate_openings(
         side=cfg.side,
         estimator=cfg.estimator,
         checkpoint=cfg.checkpoint,
-        search=SearchSettings(**OmegaConf.to_container(OmegaConf.create(cfg.search))),
+        search=cfg.search,
         rollouts=cfg.rollouts,
         playouts=cfg.playouts,
         agent=cfg.agent,
@@ -142,8 +147,8 @@ def main(cfg: DictConfig) -> None:
     from trapy_rl.errors import reported
 
     with reported("trapy-openings"):
-        OmegaConf.to_object(cfg)  # checks the values' types against the schema
-        run(cfg, cfg.out_dir or HydraConfig.get().runtime.output_dir)
+        settings = settings_of(cfg, OpeningsConfig)
+        run(settings, settings.out_dir or HydraConfig.get().runtime.output_dir)
 
 
 if __name__ == "__main__":

@@ -23,20 +23,21 @@ the Hydra output folder (``outputs/eval/<date>/<time>/``, or ``out=...``); ``sum
 the settings, the games and distinct games played, and the cycles. Match results are cached
 (by default in ``<run>/eval_cache.jsonl`` for a run, else in the output folder), so rating a
 run again after more checkpoints plays only the new matches. Every key is checked against
-`EvalCommandConfig` when the configuration is composed: a typo fails naming the key.
+`EvalCommandConfig`, registered here as the schema of ``configs/eval.yaml``, when the
+configuration is composed: a typo fails naming the key. ``trapy-eval --cfg job`` prints the
+composed configuration.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import hydra
-from hydra.core.config_store import ConfigStore
 from omegaconf import DictConfig
 
 from trapy_rl.agents.network import checkpoint_spec
-from trapy_rl.config import CONFIG_DIR
+from trapy_rl.config import CONFIG_DIR, register_schema, settings_of
 from trapy_rl.eval.cycles import find_cycles, head_to_head_spread
 from trapy_rl.eval.pool import load_pool, rate_against_pool
 from trapy_rl.eval.report import write_tournament
@@ -56,9 +57,9 @@ DEFAULT_SIDE = 10
 COMMAND_MODES = (*MODES, "benchmark")
 
 
-@dataclass
+@dataclass(frozen=True)
 class EvalCommandConfig:
-    """The ``trapy-eval`` command (``configs/eval.yaml``).
+    """The ``trapy-eval`` command (``configs/eval.yaml``): its settings and their defaults.
 
     Attributes:
         agents: agent specs (``random``, ``uct:1000``, ``net:PATH``, ``mcts:PATH:400``, ...);
@@ -95,21 +96,21 @@ class EvalCommandConfig:
         threads: torch CPU threads (1 is fastest for small nets); 0 leaves torch's default.
     """
 
-    agents: list[str] = field(default_factory=list)
+    agents: tuple[str, ...] = ()
     games: int = 40
     starts: bool = True
     openings: int = 0
     side: int | None = None
     seed: int = 0
     run: str | None = None
-    checkpoints: list[int] = field(default_factory=list)
+    checkpoints: tuple[int, ...] = ()
     mode: str = "round_robin"
     focus: str | None = None
     num_simulations: int = 100
     device: str = "auto"
-    baselines: list[str] = field(default_factory=lambda: ["random", "uct:200"])
+    baselines: tuple[str, ...] = ("random", "uct:200")
     pool: str = "default"
-    pool_members: list[str] = field(default_factory=list)
+    pool_members: tuple[str, ...] = ()
     head_to_head: bool = False
     prior_games: float = 1.0
     cache: str | None = None
@@ -118,7 +119,7 @@ class EvalCommandConfig:
     threads: int = 1
 
 
-ConfigStore.instance().store(name="eval_schema", node=EvalCommandConfig)
+register_schema("eval", EvalCommandConfig)
 
 
 def evaluate(cfg: DictConfig | EvalCommandConfig) -> TournamentResult:
@@ -127,6 +128,8 @@ def evaluate(cfg: DictConfig | EvalCommandConfig) -> TournamentResult:
     Raises:
         ValueError: naming the problem, for bad settings, specs or files.
     """
+    if not isinstance(cfg, EvalCommandConfig):
+        cfg = settings_of(cfg, EvalCommandConfig)
     if cfg.mode not in COMMAND_MODES:
         raise ValueError(f"mode must be one of {', '.join(COMMAND_MODES)}, got {cfg.mode!r}")
     if cfg.threads < 0:

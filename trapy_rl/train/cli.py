@@ -7,20 +7,27 @@
     trapy-train resume=outputs/2026-01-01/12-00-00 minutes=240  # the same, a longer budget
 
 Each run writes its resolved config, checkpoints and TensorBoard events into its Hydra output
-folder, ``outputs/<date>/<time>/``.
+folder, ``outputs/<date>/<time>/``. The schema of ``configs/train.yaml`` is `TrainConfig`,
+registered here: every key is checked when the configuration is composed, and ``trapy-train
+--cfg job`` prints the whole composed configuration.
 """
 
 from __future__ import annotations
 
 import hydra
+from hydra import compose
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
 
-from trapy_rl.config import CONFIG_DIR, train_config
+from trapy_rl.config import CONFIG_DIR, register_schema, settings_of
 from trapy_rl.errors import reported
+from trapy_rl.train.loop import train
 from trapy_rl.train.resume import changed_settings, flatten_settings, resumed_config
+from trapy_rl.train.settings import TrainConfig
 
 __all__ = ["main", "run"]
+
+register_schema("train", TrainConfig)
 
 
 def run(cfg: DictConfig) -> int:
@@ -28,9 +35,7 @@ def run(cfg: DictConfig) -> int:
 
     Returns the exit code: 0, or 128 + the number of the signal that stopped the run.
     """
-    from trapy_rl.train.loop import train
-
-    config = train_config(cfg)
+    config = settings_of(cfg, TrainConfig)
     if config.resume:
         changed = _command_line_settings(cfg)
         config = resumed_config(config, changed)
@@ -48,8 +53,6 @@ def run(cfg: DictConfig) -> int:
 def _command_line_settings(cfg: DictConfig) -> set[str]:
     """Dotted names of the settings this command line set: those its overrides (group choices
     like ``experiment=...`` included) made differ from the defaults, and those it named."""
-    from hydra import compose
-
     defaults = OmegaConf.to_container(compose(config_name="train"), resolve=True)
     command = OmegaConf.to_container(cfg, resolve=True)
     named = {

@@ -2,12 +2,13 @@
 
 `TrainConfig` is the whole run; its groups are the settings objects the pieces take whole:
 `SearchSettings` (``mcts``) goes to the search, `NetConfig` (``model``) to the net,
-`SelfPlaySettings` to self-play, `OptimSettings` to the learner. ``configs/train.yaml`` and
-its group files have exactly these keys; `trapy_rl.config` registers them with Hydra, and a
-test checks that the composed default config equals ``TrainConfig()``.
+`SelfPlaySettings` to self-play, `OptimSettings` to the learner. `trapy_rl.train.cli`
+registers `TrainConfig` as the schema of ``configs/train.yaml``, whose group files say only how
+they differ from their group's class (``model/tiny.yaml`` from `NetConfig()`); tests check
+that the composed default config equals ``TrainConfig()``, the default run.
 
-Build one from plain nested dicts (a composed Hydra config, a checkpoint's saved config) with
-`TrainConfig.from_dict`, change one with dotted keys:
+Build one from plain nested dicts (a checkpoint's saved config) with `TrainConfig.from_dict`,
+change one with dotted keys:
 
 >>> cfg = TrainConfig().replace({"side": 4, "mcts.num_simulations": 8})
 >>> cfg.side, cfg.mcts.num_simulations, cfg.mcts.c_puct
@@ -22,12 +23,11 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import types
-import typing
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from trapy_rl.config import settings_from_dict
 from trapy_rl.game.board import MAX_SIDE
 from trapy_rl.mcts.settings import SearchSettings
 from trapy_rl.nn.network import NetConfig
@@ -48,7 +48,6 @@ __all__ = [
     "ReplaySettings",
     "SelfPlaySettings",
     "TrainConfig",
-    "settings_from_dict",
 ]
 
 OPTIMIZERS = ("adam", "sgd")
@@ -352,6 +351,8 @@ class TrainConfig:
     threads: int = 1  # torch CPU threads (1 is fastest for small nets), 0 for torch's default
     run_dir: str | None = None  # where outputs go; the command line sets Hydra's folder
     resume: str | None = None  # a checkpoint file or a run folder to continue
+    # model, mcts and curriculum differ from their classes' defaults: they are the default
+    # run's group options (configs/train.yaml's defaults list), a test holds them equal.
     model: NetConfig = field(default_factory=lambda: TINY_NET)  # configs/model/tiny.yaml
     # Self-play's search: fewer simulations than an agent's default, many more games.
     mcts: SearchSettings = field(default_factory=lambda: SearchSettings(num_simulations=32))
@@ -411,73 +412,6 @@ class TrainConfig:
                 raise ValueError(f"{key}: unknown setting {last!r}")
             target[last] = value
         return self.from_dict(data)
-
-
-def settings_from_dict(cls: type, data: Mapping[str, Any], where: str = "") -> Any:
-    """An instance of the settings dataclass ``cls`` from plain nested dicts.
-
-    Nested dataclass fields are built recursively; tuple fields take any sequence.
-
-    Raises:
-        ValueError: naming the dotted key, for an unknown key, a wrong type or a bad value.
-    """
-    if not isinstance(data, Mapping):
-        raise ValueError(f"{where or cls.__name__}: expected a mapping, got {data!r}")
-    hints = typing.get_type_hints(cls)
-    names = {f.name for f in dataclasses.fields(cls)}
-    unknown = sorted(set(data) - names)
-    if unknown:
-        raise ValueError(
-            f"{where or cls.__name__}: unknown setting {unknown[0]!r} "
-            f"(known: {', '.join(sorted(names))})"
-        )
-    values = {}
-    for name, value in data.items():
-        key = f"{where}.{name}" if where else name
-        kind = hints[name]
-        if dataclasses.is_dataclass(kind):
-            value = value if isinstance(value, kind) else settings_from_dict(kind, value, key)
-        else:
-            value = _coerce(value, kind, key)
-        values[name] = value
-    try:
-        return cls(**values)
-    except ValueError as error:
-        message = str(error)
-        if where and message.split(" ", 1)[0] in names:  # a message of a library class
-            message = f"{where}.{message}"
-        raise ValueError(message) from None
-
-
-def _coerce(value: Any, kind: Any, key: str) -> Any:
-    """``value`` as the annotated type ``kind`` (int, float, bool, str, optional, tuple)."""
-    args = typing.get_args(kind)
-    if typing.get_origin(kind) in (typing.Union, types.UnionType):
-        if value is None and type(None) in args:
-            return None
-        (kind,) = [a for a in args if a is not type(None)]
-        args = typing.get_args(kind)
-    if typing.get_origin(kind) is tuple:
-        if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
-            raise ValueError(f"{key} must be a list, got {value!r}")
-        return tuple(_coerce(v, args[0], key) for v in value)
-    if kind is bool:
-        if not isinstance(value, bool):
-            raise ValueError(f"{key} must be true or false, got {value!r}")
-        return value
-    if kind is int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise ValueError(f"{key} must be an integer, got {value!r}")
-        return value
-    if kind is float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise ValueError(f"{key} must be a number, got {value!r}")
-        return float(value)
-    if kind is str:
-        if not isinstance(value, str):
-            raise ValueError(f"{key} must be a string, got {value!r}")
-        return value
-    return value
 
 
 def _plain(value: Any) -> Any:
