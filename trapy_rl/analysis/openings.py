@@ -137,7 +137,7 @@ def estimate_openings(
     estimator: str = "search",
     checkpoint: str | os.PathLike | None = None,
     search: SearchSettings | None = None,
-    rollouts: int = 1,
+    rollouts: int = 4,
     playouts: int = 1000,
     agent: str = "random",
     opponent: str | None = None,
