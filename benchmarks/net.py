@@ -35,8 +35,9 @@ SIDE = 10
 
 
 def load_preset(name: str) -> dict:
-    """The keyword arguments of a model preset."""
-    return yaml.safe_load((PRESETS / f"{name}.yaml").read_text())
+    """The keyword arguments of a model preset, all of them (its file holds only those that
+    differ from NetConfig's defaults)."""
+    return NetConfig(**yaml.safe_load((PRESETS / f"{name}.yaml").read_text())).to_dict()
 
 
 def positions(n: int, *, side: int = SIDE, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:

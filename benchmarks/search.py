@@ -146,7 +146,7 @@ def default_net_rows(*, quick: bool, num_games: int = 256) -> list[dict]:
 
     model = yaml.safe_load((Path(CONFIG_DIR) / "model" / "small.yaml").read_text())
     threads = torch.get_num_threads()
-    torch.set_num_threads(1)  # as training runs it (threads: 1 in configs/train.yaml)
+    torch.set_num_threads(1)  # as training runs it (TrainConfig.threads: 1)
     try:
         torch.manual_seed(0)
         timed = _TimedEvaluator(NetEvaluator(PolicyValueNet(NetConfig(**model)), device="cpu"))
