@@ -123,3 +123,28 @@ def test_a_spec_chooses_gumbel_search() -> None:
     assert batch.legal_mask()[np.arange(6), actions].all()
     with pytest.raises(ValueError, match="search must be one of"):
         parse_agent("uct:40,search=minimax", board=board)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["runs/a,b", "x:1:2", 'say "hi"', "it's", "back\\slash", " padded ", "k=v", "", "plain"],
+)
+def test_quoted_arguments_carry_any_text(text: str) -> None:
+    from trapy_rl.agents.base import quote_arg
+
+    spec = AgentSpec.parse(f"mcts:{quote_arg(text)}:400,device={quote_arg(text)},c_puct=2")
+    assert spec.args == (text, "400")
+    assert spec.options == {"device": text, "c_puct": "2"}
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('mcts:"open:400', "unterminated quote"),
+        ('mcts:"a"b:400', "text after the closing quote"),
+        ("uct:200,c_puct", "not of the form key=value"),
+    ],
+)
+def test_bad_quotes_name_the_problem(text: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        AgentSpec.parse(text)

@@ -226,3 +226,13 @@ def test_temperature_moves_draw_the_first_moves_of_a_game(checkpoint) -> None:
     )
     with pytest.raises(ValueError, match="temperature_moves must be >= 0, got -1"):
         parse_agent(f"mcts:{checkpoint}:16,temperature_moves=-1", board=Board(3))
+
+
+def test_a_checkpoint_path_of_any_spelling_travels_in_a_spec(tmp_path) -> None:
+    from trapy_rl.agents.network import checkpoint_spec
+
+    path = write_tiny_checkpoint(tmp_path / "run, 'one':2" / "net.pt", side=3)
+    spec = checkpoint_spec(path, num_simulations=4, device="cpu")
+    agent = parse_agent(spec, board=Board(3), seed=0)
+    assert checkpoint_file(spec) == path
+    assert play_match(agent, RandomAgent(seed=1), num_games=2, board=Board(3)).games == 2

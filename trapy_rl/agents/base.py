@@ -18,12 +18,16 @@ Specs: ``kind``, then positional arguments after colons, then keyword options af
 
 The kinds and `parse_agent`, which builds an agent from its spec, are in
 `trapy_rl.agents.kinds`; a kind's factory receives the parsed `AgentSpec`.
-Positional arguments may not contain ``,``; the last one may contain ``:`` when the factory
-asks for it with `AgentSpec.rest` (for paths).
+An argument or option value in double or single quotes holds any text, ``,`` and ``:``
+included (inside, a backslash escapes the quote or itself); `quote_arg` writes one, so a path of
+any spelling travels in a spec. Unquoted, the last argument may still contain ``:`` when the
+factory asks for it with `AgentSpec.rest` (paths).
 
 >>> spec = AgentSpec.parse("uct:200,c_puct=2")
 >>> spec.kind, spec.args, spec.options
 ('uct', ('200',), {'c_puct': '2'})
+>>> AgentSpec.parse(f"mcts:{quote_arg('runs/a,b:c')}:400").args
+('runs/a,b:c', '400')
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ from trapy_rl.game.batch import BatchGame
 __all__ = [
     "Agent",
     "AgentSpec",
+    "quote_arg",
     "reset_agent",
 ]
 
@@ -93,20 +98,20 @@ class AgentSpec:
         if not isinstance(text, str) or not text.strip():
             raise ValueError(f"an agent spec is a non-empty string, got {text!r}")
         text = text.strip()
-        head, *option_parts = text.split(",")
-        kind, *args = head.split(":")
+        head, *option_parts = _split_unquoted(text, ",")
+        kind, *args = _split_unquoted(head, ":")
         options: dict[str, str] = {}
         for part in option_parts:
-            key, equals, value = part.partition("=")
-            key = key.strip()
-            if not equals or not key.isidentifier():
+            pieces = _split_unquoted(part, "=", maxsplit=1)
+            key = pieces[0].strip()
+            if len(pieces) < 2 or not key.isidentifier():
                 raise ValueError(
                     f"agent spec {text!r}: option {part!r} is not of the form key=value"
                 )
             if key in options:
                 raise ValueError(f"agent spec {text!r}: option {key!r} given twice")
-            options[key] = value.strip()
-        return cls(text, kind.strip().lower(), tuple(a.strip() for a in args), options)
+            options[key] = _unquote(pieces[1], text)
+        return cls(text, kind.strip().lower(), tuple(_unquote(a, text) for a in args), options)
 
     def rest(self, start: int) -> str:
         """The positional arguments from ``start`` on, joined again with ':' (for paths)."""
@@ -151,3 +156,55 @@ def _convert(value: str, default: Any, where: str) -> Any:
     except ValueError:
         raise ValueError(f"{where}={value!r} is not a valid {type(default).__name__}") from None
     return value
+
+
+_QUOTES = "\"'"
+_NEEDS_QUOTES = set(",:=\"'\\")
+
+
+def quote_arg(text: str) -> str:
+    """``text`` as one spec argument: as it is when it can be, else in double quotes."""
+    if text and text == text.strip() and not _NEEDS_QUOTES & set(text):
+        return text
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _split_unquoted(text: str, separator: str, maxsplit: int = -1) -> list[str]:
+    """``text`` split at ``separator`` where it stands outside quotes; quotes are kept."""
+    parts, start, quote, i = [], 0, "", 0
+    while i < len(text):
+        ch = text[i]
+        if quote:
+            if ch == "\\":
+                i += 1  # the escaped character is part of the quoted text
+            elif ch == quote:
+                quote = ""
+        elif ch in _QUOTES:
+            quote = ch
+        elif ch == separator and (maxsplit < 0 or len(parts) < maxsplit):
+            parts.append(text[start:i])
+            start = i + 1
+        i += 1
+    parts.append(text[start:])
+    return parts
+
+
+def _unquote(part: str, spec: str) -> str:
+    """A spec argument or value without its quotes (and escapes), stripped of spaces."""
+    part = part.strip()
+    if not part or part[0] not in _QUOTES:
+        return part
+    quote, out, i = part[0], [], 1
+    while i < len(part):
+        ch = part[i]
+        if ch == "\\" and i + 1 < len(part):
+            out.append(part[i + 1])
+            i += 2
+            continue
+        if ch == quote:
+            if part[i + 1 :].strip():
+                raise ValueError(f"agent spec {spec!r}: text after the closing quote in {part!r}")
+            return "".join(out)
+        out.append(ch)
+        i += 1
+    raise ValueError(f"agent spec {spec!r}: unterminated quote in {part!r}")

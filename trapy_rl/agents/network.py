@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from trapy_rl.agents.base import AgentSpec
+from trapy_rl.agents.base import AgentSpec, quote_arg
 from trapy_rl.agents.search import (
     SearchAgent,
     spec_agent_options,
@@ -165,6 +165,7 @@ def load_evaluator(
         CheckpointError: naming the file, when it is missing, unreadable, or for another side.
         ValueError: for an unknown device.
     """
+    # torch only when a net is loaded: the onnx kind plays where torch is not installed
     from trapy_rl.nn import NetEvaluator, resolve_device
     from trapy_rl.nn.checkpoint import CheckpointError, find_checkpoint, load_network
 
@@ -190,16 +191,15 @@ def load_evaluator(
 
 def checkpoint_spec(path: str | Path, *, num_simulations: int, device: str = "auto") -> str:
     """The spec of a checkpoint's agent: ``mcts:PATH:N,device=D``, or ``net:PATH,device=D``
-    for ``num_simulations=0`` (its policy alone). Specs name agents in tournaments and caches.
+    for ``num_simulations=0`` (its policy alone), the path quoted where it holds ``,``, ``:``
+    or quotes (`quote_arg`), so any path travels. Specs name agents in tournaments and caches.
 
     Raises:
-        ValueError: for a path holding ',' (which specs cannot carry) or negative simulations.
+        ValueError: for negative simulations.
     """
-    text = str(path)
-    if "," in text:
-        raise ValueError(f"checkpoint path {text!r} contains ',', which agent specs cannot hold")
     if num_simulations < 0:
         raise ValueError(f"num_simulations must be >= 0, got {num_simulations}")
+    text = quote_arg(str(path))
     spec = f"mcts:{text}:{num_simulations}" if num_simulations > 0 else f"net:{text}"
     return f"{spec},device={device}"
 
@@ -211,7 +211,7 @@ def checkpoint_file(spec: str | AgentSpec) -> Path | None:
         CheckpointError: when the spec names no existing file or run folder.
         ValueError: for a network spec without a path.
     """
-    from trapy_rl.nn.checkpoint import find_checkpoint
+    from trapy_rl.nn.checkpoint import find_checkpoint  # torch: as in load_evaluator
 
     parsed = spec if isinstance(spec, AgentSpec) else AgentSpec.parse(spec)
     if parsed.kind not in NETWORK_KINDS:
@@ -297,7 +297,7 @@ def mcts_from_spec(spec: AgentSpec, *, board: Board, seed: int | None) -> Networ
 
 
 def onnx_from_spec(spec: AgentSpec, *, board: Board, seed: int | None) -> NetworkMCTSAgent:
-    from trapy_rl.nn.onnx import OnnxEvaluator
+    from trapy_rl.nn.onnx import OnnxEvaluator  # the onnx extra: only for this kind
 
     path, simulations = _path_and_simulations(spec)
     options = spec.typed_options(spec_search_defaults())

@@ -23,6 +23,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from trapy_rl.agents.network import checkpoint_file as spec_checkpoint_file
+from trapy_rl.agents.network import load_evaluator
 from trapy_rl.agents.rollout import RolloutEvaluator
 from trapy_rl.analysis.estimators import (
     _check_cells_array,
@@ -37,10 +39,10 @@ from trapy_rl.analysis.estimators import (
 from trapy_rl.analysis.playout_jobs import PlayoutJob
 from trapy_rl.errors import one_line
 from trapy_rl.eval import wilson_interval
-from trapy_rl.nn.digest import file_sha256
 from trapy_rl.game.board import MAX_SIDE, Board
-from trapy_rl.mcts import Evaluator
 from trapy_rl.mcts.settings import SearchSettings
+from trapy_rl.nn.checkpoint import find_checkpoint
+from trapy_rl.nn.digest import file_sha256
 
 __all__ = [
     "ESTIMATORS",
@@ -199,7 +201,8 @@ def estimate_openings(
         raise ValueError(f"estimator must be one of {', '.join(ESTIMATORS)}; got {estimator!r}")
     if estimator == "net" and checkpoint is None:
         raise ValueError("estimator 'net' needs a checkpoint (a checkpoint file or run folder)")
-    checkpoint_file = _checkpoint_file(checkpoint) if checkpoint is not None else None
+    # The one place the name (a file, a run folder, a shipped net) becomes the file.
+    checkpoint_file = find_checkpoint(checkpoint).resolve() if checkpoint is not None else None
     search = SearchSettings() if search is None else search
     if not isinstance(search, SearchSettings):
         raise ValueError(f"search must be a SearchSettings, got {search!r}")
@@ -300,7 +303,7 @@ def _compute(
     estimator, mirror, seed = key["estimator"], key["mirror"], key["seed"]
     if estimator in ("net", "search"):
         if checkpoint_file is not None:
-            evaluator = _net_evaluator(checkpoint_file, board, device)
+            evaluator, _ = load_evaluator(checkpoint_file, board=board, device=device)
         else:
             evaluator = RolloutEvaluator(key["rollouts"], seed)
         if estimator == "net":
@@ -490,25 +493,10 @@ def _read_table(path: Path, board: Board) -> pd.DataFrame:
 # ---------------------------------------------------------------------- nets and agents
 
 
-def _checkpoint_file(checkpoint: str | os.PathLike) -> Path:
-    from trapy_rl.nn.checkpoint import find_checkpoint
-
-    return Path(find_checkpoint(checkpoint)).resolve()
-
-
-def _net_evaluator(checkpoint_file: Path, board: Board, device: str) -> Evaluator:
-    from trapy_rl.agents.network import load_evaluator
-
-    evaluator, _ = load_evaluator(checkpoint_file, board=board, device=device)
-    return evaluator
-
-
 def _agent_identity(spec: str) -> dict:
     """A spec, with the content hash of the checkpoint a network spec plays from."""
-    from trapy_rl.agents.network import checkpoint_file
-
     identity: dict[str, Any] = {"spec": spec}
-    path = checkpoint_file(spec)
+    path = spec_checkpoint_file(spec)
     if path is not None:
         identity["sha256"] = file_sha256(path)
     return identity

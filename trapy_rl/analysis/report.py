@@ -27,6 +27,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from trapy_rl.agents.base import AgentSpec
+from trapy_rl.agents.network import checkpoint_file
 from trapy_rl.analysis.agreement import (
     MapAgreement,
     compare_maps,
@@ -38,6 +40,7 @@ from trapy_rl.analysis.figures import draw_opening_map, draw_ranking
 from trapy_rl.analysis.openings import estimate_openings, write_opening_table
 from trapy_rl.analysis.summary import OpeningSummary, summarize
 from trapy_rl.game.board import Board
+from trapy_rl.nn.checkpoint import load_checkpoint
 
 __all__ = ["OpeningReport", "opening_report"]
 
@@ -202,9 +205,6 @@ def _draw_maps(tables, board: Board, agreement: MapAgreement, labels):
 def _training_line(spec: str) -> str:
     """How the net of an agent spec was trained, from its checkpoint (for an agent without a
     net, the spec and "no net")."""
-    from trapy_rl.agents.network import checkpoint_file
-    from trapy_rl.nn.checkpoint import load_checkpoint
-
     path = checkpoint_file(spec)
     if path is None:
         return f"`{spec}` (no net)"
@@ -262,8 +262,6 @@ def _unlimited_line(tables, labels, board: Board) -> str:
 
 def _temperature_sentence(agents: Sequence[str]) -> str:
     """What ``temperature_moves`` in the agents' specs means for the map ('' without it)."""
-    from trapy_rl.agents.base import AgentSpec
-
     moves = sorted({int(AgentSpec.parse(a).options.get("temperature_moves", 0)) for a in agents})
     if moves == [0]:
         return ""
