@@ -91,7 +91,7 @@ def from_spec(spec: AgentSpec, *, board: Board, seed: int | None) -> OpenSpielAg
     if bot == "random":
         spec.check_args(1, 1, "'openspiel:random' with no further arguments")
         spec.typed_options({})
-    try:
+    try:  # the openspiel extra, only when one of its agents is built
         import pyspiel
 
         from trapy_rl.game.openspiel import load_game
@@ -105,7 +105,7 @@ def from_spec(spec: AgentSpec, *, board: Board, seed: int | None) -> OpenSpielAg
         bots = [pyspiel.make_uniform_random_bot(player, seeds[player]) for player in (0, 1)]
         return OpenSpielAgent(game, bots, name=spec.text)
 
-    from open_spiel.python.algorithms import mcts
+    from open_spiel.python.algorithms import mcts  # the openspiel extra, as above
 
     simulations = _DEFAULT_SIMULATIONS
     if len(spec.args) > 1:

@@ -85,6 +85,7 @@ def draw_ranking(
     Returns:
         The matplotlib Figure.
     """
+    # matplotlib only when drawing (slow to import)
     from matplotlib.figure import Figure
 
     ranked = table.sort_values("rank").head(top)

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 from tqdm.auto import tqdm
 
+from trapy_rl.agents.kinds import parse_agent
 from trapy_rl.analysis.estimators import _check_positive, playout_counts
 from trapy_rl.game.board import Board
 
@@ -53,8 +54,6 @@ def play_batch(agent: str, opponent: str, side: int, cells: np.ndarray, seed: An
     Returns:
         [K] int64, the owner's wins per cell.
     """
-    from trapy_rl.agents.kinds import parse_agent
-
     board = Board(side)
     sequence = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
     owner_seed, mover_seed = (int(s) for s in sequence.generate_state(2))
@@ -71,7 +70,7 @@ def _play_labelled(item: tuple[str, tuple]) -> tuple[str, np.ndarray]:
 
 
 def _init_worker() -> None:
-    import torch
+    import torch  # in the worker process, which needs torch only for this setting
 
     torch.set_num_threads(1)  # N workers on N cores; more threads only contend
     # Ctrl-C reaches the whole process group: the job's process stops the workers, so that

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
+from tqdm.auto import tqdm
 
 from trapy_rl.agents.base import Agent, reset_agent
 from trapy_rl.agents.moves import checked_actions
@@ -264,8 +265,6 @@ def play_games(
 
     bar = None
     if progress:
-        from tqdm.auto import tqdm
-
         total = int((chosen & (batch.winner == 0)).sum())
         bar = tqdm(total=total, desc=f"{agent_a.name} vs {agent_b.name}", unit="game")
     try:

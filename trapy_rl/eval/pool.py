@@ -23,6 +23,7 @@ import argparse
 import dataclasses
 import importlib.resources
 import json
+import platform
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -247,8 +248,6 @@ def pool_rating(matches: Mapping[str, MatchResult], pool: Pool) -> EloRatings:
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Calibrate a pool: ``python -m trapy_rl.eval.pool --side 10 random uct:200 ...``."""
-    import platform
-
     parser = argparse.ArgumentParser(description="Rate a rating pool's members (round robin).")
     parser.add_argument("specs", nargs="+", help="the members, random (the anchor) first")
     parser.add_argument("--side", type=int, default=10)

@@ -40,9 +40,11 @@ __all__ = [
 @contextlib.contextmanager
 def _plot_file(path: Path) -> Iterator[Axes]:
     """Axes of a 7x4.5-inch figure, saved to ``path`` (PNG, 120 dpi) and closed on exit."""
+    # matplotlib only when drawing (slow to import)
     import matplotlib
 
     matplotlib.use("Agg", force=False)
+    # matplotlib only when drawing (slow to import)
     import matplotlib.pyplot as plt
 
     figure, axes = plt.subplots(figsize=(7, 4.5), layout="constrained")
@@ -90,6 +92,7 @@ def plot_elo_curve(
     elo = ratings.ratings[rows]
     below, above = elo - ratings.lower[rows], ratings.upper[rows] - elo
 
+    # matplotlib only when drawing (slow to import)
     import matplotlib
 
     path = Path(path)

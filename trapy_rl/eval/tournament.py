@@ -27,6 +27,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
+from tqdm.auto import tqdm
 
 from trapy_rl.agents.base import AgentSpec
 from trapy_rl.agents.kinds import parse_agent
@@ -224,8 +225,6 @@ def play_tournament(
 
     bar = None
     if progress and to_play:
-        from tqdm.auto import tqdm
-
         bar = tqdm(total=len(to_play) * int(num_games), desc="tournament", unit="game")
     try:
         for i in to_play:
@@ -310,6 +309,7 @@ def run_checkpoints(run: str | Path) -> list[RunCheckpoint]:
         CheckpointError: when the folder is missing, holds no numbered checkpoints, or one of
             them cannot be read.
     """
+    # torch only when checkpoints are read: the ONNX agents play matches without it
     from trapy_rl.nn.checkpoint import CheckpointError, load_checkpoint
 
     run = Path(run)

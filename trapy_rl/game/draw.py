@@ -106,6 +106,7 @@ def draw_board(
         ValueError: naming the argument: stones, cells or ``values`` of the wrong shape or
             kind, a scale whose ends do not fit, or heatmap options without ``values``.
     """
+    # matplotlib only when drawing (slow to import)
     from matplotlib import colormaps
     from matplotlib.collections import LineCollection, PolyCollection
     from matplotlib.colors import to_rgba
@@ -239,6 +240,7 @@ def _norm(
     values: np.ndarray, vmin: float | None, vmax: float | None, center: float | None
 ) -> Normalize:
     """The colour scale of ``values`` [K] float: linear, or diverging about ``center``."""
+    # matplotlib only when drawing (slow to import)
     from matplotlib.colors import Normalize, TwoSlopeNorm
 
     finite = values[np.isfinite(values)]
@@ -264,6 +266,7 @@ def _luminance(rgba: np.ndarray) -> np.ndarray:
 
 def _discs(ax: Axes, xy: np.ndarray, radius: float, face: str, edge: str, width: float) -> None:
     """Circles of one style at the points xy [m, 2] (stones, or rings with face 'none')."""
+    # matplotlib only when drawing (slow to import)
     from matplotlib.collections import PatchCollection
     from matplotlib.patches import Circle
 
@@ -285,6 +288,7 @@ def _make_axes(
 ) -> tuple[Figure, Axes]:
     """New Agg figure sized to the board (room for title and colour bar), or the given axes."""
     if ax is None:
+        # matplotlib only when drawing (slow to import)
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
 
@@ -322,6 +326,7 @@ def _colorbar(
     own_figure: bool,
 ) -> None:
     """A horizontal colour bar under the board (in the room `_make_axes` left, if own)."""
+    # matplotlib only when drawing (slow to import)
     from matplotlib.cm import ScalarMappable
 
     mappable = ScalarMappable(norm=norm, cmap=colormap)
@@ -351,6 +356,7 @@ def _write_text(
     ``stones`` [K] int8, ``faces`` [K, 4] float RGBA, ``values`` [K] float, ``labels`` cell ->
     text, ``pt`` points per cell width.
     """
+    # matplotlib only when drawing (slow to import)
     from matplotlib.colors import to_rgba
 
     centers = cell_centers(board)

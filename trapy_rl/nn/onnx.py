@@ -35,7 +35,7 @@ OPSET = 17
 
 
 def _runtime():
-    try:
+    try:  # the onnx extra: imported when a model is run
         import onnxruntime
     except ModuleNotFoundError as error:
         raise MissingExtraError("onnx", module="onnxruntime", needed_by="an ONNX model") from error
@@ -66,9 +66,9 @@ def export_onnx(checkpoint: str | Path, out: str | Path) -> Path:
     # torch only here, to export: the evaluator below runs without it.
     import torch
 
-    from trapy_rl.nn.checkpoint import load_network
+    from trapy_rl.nn.checkpoint import load_network  # torch, as above
 
-    try:
+    try:  # the onnx extra: imported when a model is written
         import onnx
     except ModuleNotFoundError as error:
         raise MissingExtraError("onnx", module="onnx", needed_by="trapy-export") from error

@@ -62,6 +62,7 @@ class OrtNet:
 
     def __init__(self, net: PolicyValueNet, *, threads: int = 1):
         try:
+            # the onnx extra: only for self-play on ONNX Runtime
             import onnx
             import onnxruntime
         except ModuleNotFoundError as error:

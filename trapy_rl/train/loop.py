@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from trapy_rl.agents import NetworkMCTSAgent
 from trapy_rl.eval.pool import Pool, load_pool, pool_rating
 from trapy_rl.eval.starts import load_starts
 from trapy_rl.game.board import Board
@@ -50,6 +51,7 @@ from trapy_rl.train.checkpoint import (
     set_rng_state,
     write_run_checkpoint,
 )
+from trapy_rl.train.evaluation import evaluate, opening_values_figure
 from trapy_rl.train.interrupt import StopRequest
 from trapy_rl.train.learner import Learner
 from trapy_rl.train.replay import ReplayBuffer
@@ -390,8 +392,6 @@ def _iterate(run: _Run, reporter: Reporter) -> dict[str, float]:
 def _match_agent(run: _Run, *, seed: int, label: str):
     """The agent a run is measured with: its net guiding the run's search, without noise and
     with ``eval.num_simulations`` a move."""
-    from trapy_rl.agents import NetworkMCTSAgent
-
     settings = run.cfg.mcts.replace(num_simulations=run.cfg.eval.num_simulations)
     name = f"{label}+mcts:{settings.num_simulations}"
     return NetworkMCTSAgent(run.evaluator, settings=settings, seed=seed, name=name)
@@ -400,8 +400,6 @@ def _match_agent(run: _Run, *, seed: int, label: str):
 def _evaluate(run: _Run, reporter: Reporter) -> dict[str, float]:
     """Matches against ``eval.opponents`` (with a pool: the Elo on its scale), and the
     opening-values picture."""
-    from trapy_rl.train.evaluation import evaluate, opening_values_figure
-
     cfg, iteration = run.cfg, run.counters["iteration"]
     seed = int(np.random.default_rng([cfg.seed, iteration, _EVAL_STREAM]).integers(2**31))
     agent = _match_agent(run, seed=seed, label="net")
@@ -434,8 +432,6 @@ def _closing_matches(run: _Run, reporter: Reporter) -> dict[str, Any]:
     """``eval.final_games`` games against each of ``eval.final_opponents``, colours
     alternated, swap allowed; from the start set (as ratings are) unless the only opponent is
     random play. Returns ``{spec: MatchResult}``."""
-    from trapy_rl.train.evaluation import evaluate
-
     cfg, board = run.cfg, run.board
     opponents = cfg.eval.final_opponents
     starts = () if set(opponents) == {"random"} else (run.starts or load_starts(board))

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from tqdm.auto import tqdm
 
 from trapy_rl.train.selfplay import SelfPlayStats
 from trapy_rl.train.settings import TrainConfig
@@ -42,7 +43,7 @@ class Reporter:
         checkpoints = run_dir / "checkpoints"
         print(f"run folder: {run_dir}\n  checkpoints: {checkpoints}", flush=True)
         if cfg.logger.name == "tensorboard":
-            from torch.utils.tensorboard import SummaryWriter
+            from torch.utils.tensorboard import SummaryWriter  # a second to import: when used
 
             # Points a stopped process logged after its last checkpoint (or, starting afresh,
             # an earlier attempt's) are dropped, so every iteration's point is there once.
@@ -52,8 +53,6 @@ class Reporter:
             print(f"  tensorboard: tensorboard --logdir {run_dir / 'tensorboard'}", flush=True)
         self.bar = None
         if cfg.logger.progress and first_iteration < cfg.iterations:
-            from tqdm.auto import tqdm
-
             if self.budget > 0:  # the clock ends the run: count its minutes
                 self.bar = tqdm(
                     total=cfg.minutes, initial=min(first_seconds / 60, cfg.minutes),

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from trapy_rl.train.checkpoint import load_newest_valid
 from trapy_rl.train.settings import TrainConfig
 
 __all__ = ["changed_settings", "flatten_settings", "resumed_config"]
@@ -38,8 +39,6 @@ def resumed_config(given: TrainConfig, changed: Iterable[str]) -> TrainConfig:
         CheckpointError: if no checkpoint loads at ``given.resume``.
         ValueError: if a changed name is not a setting, or the settings do not go together.
     """
-    from trapy_rl.train.checkpoint import load_newest_valid
-
     saved = load_newest_valid(given.resume).get("config")
     if not saved:
         return given

@@ -18,6 +18,7 @@ plays on Ray actors, on this machine or a cluster (``selfplay.num_actors``).
 from __future__ import annotations
 
 import dataclasses
+import signal
 import time
 import traceback
 from typing import Protocol
@@ -29,7 +30,8 @@ from torch import nn
 from trapy_rl.game.board import Board
 from trapy_rl.mcts.search import Evaluator
 from trapy_rl.mcts.settings import SearchSettings
-from trapy_rl.nn.network import NetConfig
+from trapy_rl.nn.evaluator import NetEvaluator
+from trapy_rl.nn.network import NetConfig, PolicyValueNet
 from trapy_rl.train.selfplay import SelfPlay, SelfPlayResult, merge_results
 from trapy_rl.train.settings import SelfPlaySettings, TrainConfig
 
@@ -88,10 +90,6 @@ def _worker_main(
     net_options: dict[str, bool] | None = None,
 ) -> None:
     """A worker process: builds its net and games, then serves play/state/load requests."""
-    import signal
-
-    from trapy_rl.nn import NetEvaluator, PolicyValueNet
-
     # Ctrl-C and SIGTERM reach the whole process group: they are the learner's to handle,
     # which finishes the iteration (needing the workers) and then closes them.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -269,7 +267,7 @@ def make_selfplay_backend(
     (`trapy_rl.train.ray_selfplay`), ``selfplay.num_workers`` processes, else this process."""
     seed = [config.seed, 0]
     if config.selfplay.num_actors > 0:
-        from trapy_rl.train.ray_selfplay import RaySelfPlay
+        from trapy_rl.train.ray_selfplay import RaySelfPlay  # the ray extra: only when asked
 
         return RaySelfPlay(
             net,
