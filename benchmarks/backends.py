@@ -80,7 +80,13 @@ def _ray_chunk_cost(config: TrainConfig, repeats: int) -> tuple[float, int]:
     started = not ray.is_initialized()
     if started:
         os.environ.setdefault("RAY_ACCEL_ENV_VAR_OVERRIDE_ON_ZERO", "0")
-        ray.init(num_cpus=1, include_dashboard=False, configure_logging=False, log_to_driver=False)
+        ray.init(
+            num_cpus=1,
+            include_dashboard=False,
+            configure_logging=False,
+            log_to_driver=False,
+            _node_ip_address="127.0.0.1",  # the loopback address only
+        )
     try:
         echo = Echo.remote()
         reference = ray.put(chunk)

@@ -37,7 +37,13 @@ SETTINGS = SelfPlaySettings(
 @pytest.fixture(scope="module")
 def local_ray():
     os.environ.setdefault("RAY_ACCEL_ENV_VAR_OVERRIDE_ON_ZERO", "0")
-    ray.init(num_cpus=2, include_dashboard=False, configure_logging=False, log_to_driver=False)
+    ray.init(
+        num_cpus=2,
+        include_dashboard=False,
+        configure_logging=False,
+        log_to_driver=False,
+        _node_ip_address="127.0.0.1",  # the loopback address only
+    )
     yield
     ray.shutdown()
 

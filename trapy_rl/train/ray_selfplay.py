@@ -43,7 +43,8 @@ from torch import nn
 from trapy_rl.errors import MissingExtraError
 from trapy_rl.game.board import Board
 from trapy_rl.mcts.settings import SearchSettings
-from trapy_rl.nn.network import NetConfig
+from trapy_rl.nn.evaluator import NetEvaluator
+from trapy_rl.nn.network import NetConfig, PolicyValueNet
 from trapy_rl.train.replay import Samples
 from trapy_rl.train.selfplay import SelfPlay, SelfPlayResult, merge_results
 from trapy_rl.train.settings import RaySettings, SelfPlaySettings
@@ -58,7 +59,7 @@ def import_ray() -> Any:
         MissingExtraError: when Ray is not installed (the ``[ray]`` extra).
     """
     try:
-        import ray
+        import ray  # the ray extra: imported when self-play asks for actors
     except ImportError as error:
         raise MissingExtraError("ray", module="ray", needed_by="selfplay=ray") from error
     return ray
@@ -82,8 +83,6 @@ class SelfPlayActor:
         seed: list[int],
         net_options: dict[str, bool] | None = None,
     ) -> None:
-        from trapy_rl.nn import NetEvaluator, PolicyValueNet
-
         torch.set_num_threads(1)
         self.net = PolicyValueNet(model)
         evaluator = NetEvaluator(self.net, device="cpu", **(net_options or {}))
@@ -99,7 +98,7 @@ class SelfPlayActor:
         (``weights[0]``, fetched only when the version is new); the finished games' packed
         samples, and the result without them (records and rates)."""
         if version != self.version:
-            import ray
+            import ray  # the ray extra, in the actor's process
 
             self.net.load_state_dict(ray.get(weights[0]))
             self.version = version
@@ -154,9 +153,13 @@ class RaySelfPlay:
             # Ray's future default, and without its warning: a CPU run sets no GPU variables.
             os.environ.setdefault("RAY_ACCEL_ENV_VAR_OVERRIDE_ON_ZERO", "0")
             local = ray_settings.address is None
+            # A Ray of this machine listens on the loopback address only, never on the
+            # machine's network interfaces; a cluster (address set) says its own addresses.
+            loopback = {"_node_ip_address": "127.0.0.1"} if local else {}
             ray.init(
                 address=ray_settings.address,
                 num_cpus=ray_settings.num_cpus if local else None,
+                **loopback,
                 include_dashboard=False,
                 configure_logging=False,
                 log_to_driver=False,
