@@ -171,7 +171,7 @@ def test_same_seed_same_games():
 
 
 def test_random_play_statistics():
-    """RULES.md: random play lasts about 130 moves; swap taken about half the time."""
+    """docs/rules.md: random play lasts about 130 moves; swap taken about half the time."""
     rng = np.random.default_rng(7)
     batch = BatchGame(2000)
     while not batch.is_over.all():

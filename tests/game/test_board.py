@@ -1,4 +1,4 @@
-"""Board geometry against RULES.md: sizes, names, neighbours, regions, win table, mirror."""
+"""Board geometry against docs/rules.md: sizes, names, neighbours, regions, win table, mirror."""
 
 import itertools
 import time
@@ -11,7 +11,7 @@ from trapy_rl.game.board import HEX_DIRECTIONS, REGION_NAMES
 
 SIDES = range(2, 13)
 
-# The cells of each region, copied from RULES.md's table.
+# The cells of each region, copied from docs/rules.md's table.
 RULES_REGIONS = {
     "bottom-left": "a1 b1 c1 d1 e1 f1 g1 h1 i1 j1",
     "bottom-right": "j1 k1 l1 m1 n1 o1 p1 q1 r1 s1",

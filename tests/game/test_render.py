@@ -26,7 +26,7 @@ README = Path(__file__).resolve().parents[2] / "README.md"
 
 
 def names_diagram(text: str) -> list[str]:
-    """The ten lines of RULES.md's diagram of the side-10 cell names, as ``text`` quotes it."""
+    """The ten lines of docs/rules.md's diagram of the side-10 cell names, as ``text`` quotes it."""
     lines = text.splitlines()
     top = next(i for i, line in enumerate(lines) if line.split()[:2] == ["a10", "b10"])
     return lines[top : top + 10]
@@ -91,7 +91,7 @@ def test_ascii_stone_positions_named_in_rules() -> None:
 
 
 def test_ascii_names_match_rules_diagram() -> None:
-    # RULES.md's diagram, as the README and the environment's docstring quote it.
+    # docs/rules.md's diagram, as the README and the environment's docstring quote it.
     board = Board(10)
     text = render_ascii(np.zeros(board.num_cells, np.int8), board, show_names=True)
     rows = [line[3:] for line in text.splitlines()[:-1]]

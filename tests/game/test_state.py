@@ -1,4 +1,4 @@
-"""GameState and the flood-fill winner against RULES.md: hand-made positions, swap, errors."""
+"""GameState and the flood-fill winner against docs/rules.md: hand-made positions, swap, errors."""
 
 import numpy as np
 import pytest
@@ -194,7 +194,7 @@ def test_mirror_maps_winners_to_winners(seed, side):
 
 @pytest.mark.parametrize("side", [2, 3, 4, 6, 10])
 def test_full_boards_are_always_decisive(side):
-    """RULES.md: on every completely filled board exactly one player has a winning group."""
+    """docs/rules.md: on every completely filled board exactly one player has a winning group."""
     board = Board(side)
     rng = np.random.default_rng(side)
     count = 10_000 if side == 10 else 2_000

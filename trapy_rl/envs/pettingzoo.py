@@ -42,7 +42,7 @@ except ModuleNotFoundError as error:
 
 __all__ = ["env", "raw_env"]
 
-# The agents are the colours, which the players keep through the swap (RULES.md).
+# The agents are the colours, which the players keep through the swap (docs/rules.md).
 AGENTS: tuple[str, ...] = (PLAYER_NAMES[1], PLAYER_NAMES[2])
 
 
@@ -69,7 +69,7 @@ class raw_env(AECEnv, EzPickle):  # PettingZoo's name for the unwrapped class
     consecutive around the board, or any four. On the game's second move yellow may swap
     instead of placing: blue's stone becomes yellow on the same cell, and blue moves again, so
     the agents still alternate. There are no draws. The full rules and the cell names are the
-    project's ``RULES.md``; the Gymnasium env `trapy_rl.envs.TrapYEnv` shows the board.
+    project's ``docs/rules.md``; the Gymnasium env `trapy_rl.envs.TrapYEnv` shows the board.
 
     ## Action Space
 

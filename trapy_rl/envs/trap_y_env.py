@@ -43,7 +43,7 @@ class TrapYEnv(gym.Env[np.ndarray, np.int64]):
     the three are consecutive around the board, or any four or more. On the second move of the
     game yellow may *swap* instead of placing: blue's stone becomes yellow on the same cell and
     blue moves again. The game never ends in a draw. The full rules are the project's
-    ``RULES.md``. The board of side 10 (Trap Y proper, 145 cells) and its cell names:
+    ``docs/rules.md``. The board of side 10 (Trap Y proper, 145 cells) and its cell names:
 
     ```
                       a10 b10 c10 d10 e10 f10 g10 h10 i10 j10

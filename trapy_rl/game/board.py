@@ -2,7 +2,7 @@
 
 The board of side ``n`` is half of a hex-hex board of side ``n`` cut along its long diagonal:
 ``n`` rows, the bottom row (the cut) holding ``2n - 1`` cells and each row above one fewer.
-Everything here is fixed by ``RULES.md``; side 10 (145 cells) is Trap Y.
+Everything here is fixed by ``docs/rules.md``; side 10 (145 cells) is Trap Y.
 
 Legend used in shapes throughout the package: K cells, A = K + 1 actions (the last is the
 swap), H x W the rectangular grid embedding (H = n rows, W = 2n - 1 columns).
@@ -25,7 +25,7 @@ import numpy as np
 
 __all__ = ["MAX_SIDE", "REGION_COLORS", "REGION_NAMES", "Board", "quote", "winning_region_sets"]
 
-# Region k is bit k of a cell's region mask, in the counter-clockwise cycle of RULES.md.
+# Region k is bit k of a cell's region mask, in the counter-clockwise cycle of docs/rules.md.
 REGION_NAMES: tuple[str, ...] = ("bottom-left", "bottom-right", "right", "top", "left")
 REGION_COLORS: tuple[str, ...] = ("#1fb5ad", "#d62728", "#8e44ad", "#1e6b34", "#b5651d")
 NUM_REGIONS = len(REGION_NAMES)

@@ -1,7 +1,8 @@
 """Random fillings of the board and the winner of a full board, for many boards at once.
 
 In a Y-type game a random playout is a random filling of the board: once a player has a winning
-group, further stones change nothing, and on a full board exactly one player has one (RULES.md).
+group, further stones change nothing, and on a full board exactly one player has one
+(docs/rules.md).
 So instead of stepping a playout move by move, `random_fill` places all the remaining stones at
 once (a uniformly random order of the remaining moves, the player to move first) and
 `full_board_winner` finds the winner of the result with one connected-component labelling.
@@ -106,7 +107,7 @@ def winning_players(stones: np.ndarray, board: Board) -> np.ndarray:
 def full_board_winner(stones: np.ndarray, board: Board) -> np.ndarray:
     """The winner of each completely filled board.
 
-    On a full board exactly one player has a winning group (RULES.md), so this is also the
+    On a full board exactly one player has a winning group (docs/rules.md), so this is also the
     winner of any game played to that position. Blue is reported should both have one (which
     cannot happen on a legal full board), as `trapy_rl.game.find_winner` does.
 

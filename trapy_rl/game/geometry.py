@@ -2,7 +2,7 @@
 
 Pointy-top hexagons of width 1 (the unit of every length here, one *cell width*): cell (q, r) is
 centred at ``x = q + r / 2, y = r * sqrt(3) / 2``, so each row sits half a cell right of the row
-below and the long edge (row 1, ``a1 .. s1``) is at the bottom, as in RULES.md's diagram. The y
+below and the long edge (row 1, ``a1 .. s1``) is at the bottom, as in docs/rules.md's diagram. The y
 axis points up. Corner j of a hexagon is at ``60 j - 30`` degrees from its centre, so edge j
 (corner j to corner j + 1) faces the neighbour in direction ``HEX_DIRECTIONS[j]``.
 

@@ -13,7 +13,7 @@ toolkit imports this module at import time. Importing it registers the game with
 
 The game, in OpenSpiel's terms: sequential, deterministic, perfect information, zero-sum, with
 terminal rewards (+1 to the winner, -1 to the loser; never a draw). Player 0 is blue, who moves
-first, and player 1 yellow; a player keeps its colour through the swap (RULES.md), so the
+first, and player 1 yellow; a player keeps its colour through the swap (docs/rules.md), so the
 players alternate throughout. Actions are the toolkit's: cell indices 0..K-1, and K the swap,
 legal only as the second move. ``state.game_state`` is the game as a `GameState`, the
 reference engine that every move goes through.

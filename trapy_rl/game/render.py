@@ -1,6 +1,6 @@
 """The board as text, and the checks of what any picture of a position shows.
 
-`render_ascii` lays the board out like RULES.md's diagram: row 10 on top, each row shifted half
+`render_ascii` lays the board out like docs/rules.md's diagram: row 10 on top, each row shifted half
 a cell, so a cell's text column is an affine function of its hexagon's centre in
 `trapy_rl.game.geometry`. The input checks (`check_stones`, `parse_cells`, `last_move_cell`)
 are shared with the matplotlib pictures of `trapy_rl.game.draw`. Only numpy is imported.
@@ -116,7 +116,7 @@ def render_ascii(
     show_names: bool = False,
     color: bool = False,
 ) -> str:
-    """The board as text, laid out like RULES.md's diagram (row 10 on top, row 1 at the bottom).
+    """The board as text, laid out like docs/rules.md's diagram (row 10 on top, row 1 last).
 
     Symbols: ``.`` empty, ``B`` blue, ``Y`` yellow; stones of the winning group in lowercase
     (``b``, ``y``); the last move in brackets (``[B]``). Row numbers run down the left, column

@@ -1,7 +1,8 @@
 """Uniformly random legal moves for many games at once (the random baseline's policy).
 
 Random play in this toolkit means: uniform over the legal placements, and the swap, when legal,
-taken with probability ``swap_probability`` (1/2 by default, as in RULES.md's random-play fact).
+taken with probability ``swap_probability`` (1/2 by default, as docs/rules.md
+says of random games).
 """
 
 from __future__ import annotations
