@@ -4,8 +4,8 @@ An agent's answer is checked before anyone plays it: one integer action per game
 each legal in its game. A wrong answer raises `IllegalMoveError` (a ValueError) with a
 one-line message naming the agent and the move, so that a faulty agent is found where it
 fails, not moves later. Matches (`trapy_rl.eval.arena`) ask for many games at once with
-`checked_actions`; a game against a person (`trapy_rl.play`) and the GTP engine
-(`trapy_rl.gtp`) ask for one position with `checked_move`.
+`checked_actions`; a game against a person (`trapy_rl.play`, `trapy_rl.web.sessions`) and the
+GTP engine (`trapy_rl.frontend.gtp_engine`) ask for one position with `checked_move`.
 
 Shapes: B games, A actions, n games asked about.
 
