@@ -311,16 +311,16 @@ def test_a_run_that_ends_inside_its_curriculum_saves_and_plays_on_its_own_side(
 ):
     """Out of iterations (or minutes) on a smaller board: the last checkpoint and the closing
     match are on the run's side, and resuming goes back to the curriculum's stage."""
-    import trapy_rl.train.evaluation as evaluation
+    from trapy_rl.train import loop
 
     sides = []
-    real_evaluate = evaluation.evaluate
+    real_evaluate = loop.evaluate
 
     def evaluate(agent, board, **kwargs):
         sides.append(board.side)
         return real_evaluate(agent, board, **kwargs)
 
-    monkeypatch.setattr(evaluation, "evaluate", evaluate)
+    monkeypatch.setattr(loop, "evaluate", evaluate)
     options = {"curriculum.sides": [3], "curriculum.until": [5], **ITERATIONS}
     cfg = make_config(
         tmp_path / "run",
