@@ -144,8 +144,10 @@ def test_winner_rate_matches_playouts() -> None:
     assert abs(fill_rate - play_rate) < 0.05
 
 
-def test_playout_wins_match_random_games_played_on() -> None:
-    """A playout is a random game played on from the position, the swap included."""
+@pytest.mark.parametrize("compiled", [False, True])
+def test_playout_wins_match_random_games_played_on(compiled: bool) -> None:
+    """A playout is a random game played on from the position, the swap included (by the
+    numpy fill and by the compiled kernel)."""
     board = Board(3)
     rng = np.random.default_rng(21)
     later = BatchGame(8, board)  # four random moves: the swap is past
@@ -162,7 +164,9 @@ def test_playout_wins_match_random_games_played_on() -> None:
     before = batch.stones.copy()
     stepped_rates = {}
     for p, chunk in ((0.0, 500), (1.0, None)):  # in rounds of 500 // n, and in one round
-        wins = playout_wins(batch, games, rng, num_playouts=r, swap_probability=p, chunk=chunk)
+        wins = playout_wins(
+            batch, games, rng, num_playouts=r, swap_probability=p, chunk=chunk, compiled=compiled
+        )
         assert wins.dtype == np.int64 and wins.shape == games.shape
         # The slow way: r random games from each position, stepped move by move.
         played = batch.take(np.repeat(games, r))

@@ -7,7 +7,9 @@ So instead of stepping a playout move by move, `random_fill` places all the rema
 once (a uniformly random order of the remaining moves, the player to move first) and
 `full_board_winner` finds the winner of the result with one connected-component labelling.
 `playout_wins` puts the two together: R random playouts of each of n positions of a
-`BatchGame`, the swap included, and how often the player to move wins them.
+`BatchGame`, the swap included, and how often the player to move wins them; with
+``compiled=True`` the fills and winners come from `trapy_rl.game.kernels` (about 20x faster
+for the few positions a search evaluates at a time; the same distribution, another stream).
 
 Shapes: n boards, K cells, R playouts per position, H x W the grid embedding of `Board`.
 
@@ -27,6 +29,7 @@ from scipy import ndimage
 
 from trapy_rl.game.batch import BatchGame
 from trapy_rl.game.board import HEX_DIRECTIONS, REGION_NAMES, Board
+from trapy_rl.game.kernels import fill_winners
 from trapy_rl.game.state import BLUE, EMPTY, YELLOW
 
 __all__ = ["full_board_winner", "playout_wins", "random_fill", "winning_players"]
@@ -140,6 +143,7 @@ def playout_wins(
     num_playouts: int,
     swap_probability: float = 0.5,
     chunk: int | None = None,
+    compiled: bool = False,
 ) -> np.ndarray:
     """How often the player to move wins random playouts of unfinished games.
 
@@ -160,6 +164,8 @@ def playout_wins(
         chunk: about how many playouts a round fills (bounds the memory: r = max(1,
             chunk // n)); None fills all R in one round. The random stream, and so the
             result for a seed, depends on it.
+        compiled: fill and decide with `trapy_rl.game.kernels.fill_winners` instead of
+            `random_fill` and `full_board_winner` (the same distribution, other draws).
 
     Returns:
         [n] int64, the wins in R playouts of the player to move in each game at the start
@@ -191,7 +197,10 @@ def playout_wins(
             rows = rows[rng.random(len(rows)) < swap_probability]
             stones[rows, np.repeat(first_move, r)[rows]] = YELLOW
             to_move[rows] = BLUE
-        winners = full_board_winner(random_fill(stones, to_move, rng), batch.board)
+        if compiled:
+            winners = fill_winners(stones, to_move, rng, batch.board)
+        else:
+            winners = full_board_winner(random_fill(stones, to_move, rng), batch.board)
         wins += (winners.reshape(n, r) == player[:, None]).sum(axis=1)
         done += r
     return wins
