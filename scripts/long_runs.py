@@ -1,0 +1,161 @@
+"""Training runs longer than a sitting: legs that anyone can continue from the repository.
+
+A long run trains in legs. Each leg resumes the run and trains until its sitting ends; between
+legs the run's state is committed under ``benchmarks/long_runs/NAME/``:
+
+    start.pt        the run's newest checkpoint without its replay window: net, optimiser,
+                    counters, random states, games in progress, resignation calibration and
+                    the training clock (wall and CPU), a few hundred KB to a few MB
+    net_*.pt        net-only copies, one each ``--every`` CPU-hours, for the strength curve
+    legs.json       every leg: its command, commit, machine, date, and where it began and ended
+
+    python scripts/long_runs.py start NAME -- experiment=trapy_cpu minutes=600 seed=0
+    python scripts/long_runs.py resume NAME          # the next leg (in the background: nohup)
+    python scripts/long_runs.py snapshot NAME        # commit what the leg reached (then git add)
+
+``resume`` continues the run folder (``--runs``, default ``outputs/long_runs``) exactly when it
+is there and is at least as far as ``start.pt``; on another machine it resumes from ``start.pt``,
+with an empty replay window that the first iterations refill (the leg records ``exact: false``).
+The training clock counts on across legs, so ``minutes`` ends the run where it would have ended
+in one sitting; ``perf/cpu_hours`` and the checkpoints' ``clock.cpu_seconds`` are the CPU time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import platform
+import subprocess
+import sys
+from pathlib import Path
+
+from trapy_rl.nn.checkpoint import CHECKPOINT_DIR, load_checkpoint
+from trapy_rl.train.checkpoint import export_network, save_checkpoint
+
+ROOT = Path(__file__).resolve().parents[1]
+LONG_RUNS = ROOT / "benchmarks" / "long_runs"
+# What a leg's start keeps of a checkpoint: all that resuming reads but the replay window.
+START_KEYS = (
+    "side",
+    "model",
+    "learner",
+    "counters",
+    "rng",
+    "selfplay",
+    "config",
+    "clock",
+    "resign",
+)
+
+
+def _commit() -> str:
+    done = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
+    )
+    return done.stdout.strip() or "unknown"
+
+
+def _legs(name: str) -> list[dict]:
+    path = LONG_RUNS / name / "legs.json"
+    return json.loads(path.read_text()) if path.is_file() else []
+
+
+def _write_legs(name: str, legs: list[dict]) -> None:
+    folder = LONG_RUNS / name
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "legs.json").write_text(json.dumps(legs, indent=1) + "\n")
+
+
+def _where(payload: dict) -> dict:
+    clock = payload.get("clock") or {}
+    return {
+        "iteration": int(payload["counters"]["iteration"]),
+        "cpu_hours": round(float(clock.get("cpu_seconds", 0.0)) / 3600, 3),
+        "clock_hours": round(float(clock.get("seconds", 0.0)) / 3600, 3),
+    }
+
+
+def _train(run: Path, overrides: list[str], leg: dict, name: str) -> int:
+    command = [str(Path(sys.executable).with_name("trapy-train")), *overrides]
+    leg |= {
+        "command": " ".join(["trapy-train", *overrides]),
+        "commit": _commit(),
+        "machine": f"{platform.machine()}, {platform.processor() or platform.system()}",
+        "started": datetime.datetime.now().isoformat(timespec="seconds"),
+    }
+    legs = _legs(name)
+    legs.append(leg)
+    _write_legs(name, legs)
+    print(f"leg {len(legs)} of {name}: {leg['command']}", flush=True)
+    return subprocess.call(command, cwd=ROOT)
+
+
+def start(name: str, runs: Path, overrides: list[str]) -> int:
+    if _legs(name):
+        raise SystemExit(f"long_runs: {name} has legs already: resume it")
+    run = runs / name
+    return _train(run, [*overrides, f"hydra.run.dir={run}"], {"from": "scratch"}, name)
+
+
+def resume(name: str, runs: Path) -> int:
+    begin = LONG_RUNS / name / "start.pt"
+    run = runs / name
+    latest = run / CHECKPOINT_DIR / "latest.pt"
+    if not begin.is_file() and not latest.is_file():
+        raise SystemExit(f"long_runs: {name}: neither {begin} nor {latest}: start it")
+    committed = _where(load_checkpoint(begin)) if begin.is_file() else None
+    here = _where(load_checkpoint(latest)) if latest.is_file() else None
+    if here is not None and (committed is None or here["iteration"] >= committed["iteration"]):
+        return _train(run, [f"resume={run}"], {"from": here, "exact": True}, name)
+    # Another machine: a new run folder from the committed start.
+    return _train(
+        run, [f"resume={begin}", f"hydra.run.dir={run}"], {"from": committed, "exact": False}, name
+    )
+
+
+def snapshot(name: str, runs: Path, every: float) -> None:
+    run = runs / name
+    checkpoints = sorted((run / CHECKPOINT_DIR).glob("ckpt_*.pt"))
+    if not checkpoints:
+        raise SystemExit(f"long_runs: {run}: no checkpoints yet")
+    folder = LONG_RUNS / name
+    folder.mkdir(parents=True, exist_ok=True)
+    newest = load_checkpoint(checkpoints[-1])
+    save_checkpoint(folder / "start.pt", {key: newest[key] for key in START_KEYS if key in newest})
+    # Net-only copies, the first checkpoint past each multiple of `every` CPU-hours.
+    kept = {p.name for p in folder.glob("net_*.pt")}
+    mark = 0.0
+    for path in checkpoints:
+        where = _where(load_checkpoint(path))
+        if where["cpu_hours"] >= mark:
+            target = f"net_it{where['iteration']:06d}.pt"
+            if target not in kept:
+                export_network(path, folder / target)
+            mark = (where["cpu_hours"] // every + 1) * every
+    legs = _legs(name)
+    if legs:
+        legs[-1]["to"] = _where(newest)
+        legs[-1]["ended"] = datetime.datetime.now().isoformat(timespec="seconds")
+        _write_legs(name, legs)
+    print(f"{name}: start.pt at {_where(newest)}; nets: {len(list(folder.glob('net_*.pt')))}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("action", choices=["start", "resume", "snapshot"])
+    parser.add_argument("name", help="the run's name, a folder of benchmarks/long_runs/")
+    parser.add_argument("--runs", type=Path, default=ROOT / "outputs" / "long_runs")
+    parser.add_argument("--every", type=float, default=0.5, help="CPU-hours between kept nets")
+    parser.add_argument("overrides", nargs="*", help="start: the run's trapy-train overrides")
+    args = parser.parse_args(argv)
+    if args.action == "start":
+        return start(args.name, args.runs, args.overrides)
+    if args.action == "resume":
+        return resume(args.name, args.runs)
+    snapshot(args.name, args.runs, args.every)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
