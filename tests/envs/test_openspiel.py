@@ -1,6 +1,7 @@
 """The OpenSpiel game trap_y: OpenSpiel's own checks, random games against GameState, and the
 bots both ways (the toolkit's agents as OpenSpiel bots, OpenSpiel's bots as agent specs)."""
 
+import copy
 import pickle
 
 import numpy as np
@@ -102,6 +103,21 @@ def test_clones_serialization_and_pickles():
     unpickled = pickle.loads(pickle.dumps(state))
     assert str(unpickled) == str(state) and unpickled.history() == state.history()
     assert state.information_state_string(0) == "1, 22, 9, 13"
+
+
+@pytest.mark.parametrize("copy_game", [lambda g: pickle.loads(pickle.dumps(g)), copy.deepcopy])
+def test_a_pickled_or_copied_game_plays_whole_games(copy_game):
+    """OpenSpiel's AlphaZero pickles the game into each actor: the copy must play, not only
+    print (a copy is made without running __init__)."""
+    game = copy_game(pyspiel.load_game("trap_y(side=4)"))
+    assert game.board.side == 4
+    rng = np.random.default_rng(0)
+    for _ in range(3):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            state.apply_action(int(rng.choice(state.legal_actions())))
+        replayed = GameState.from_moves(state.history(), Board(4))
+        assert replayed.is_over and state.returns()[replayed.winner - 1] == 1.0
 
 
 def play_checked(game, bots):

@@ -32,6 +32,7 @@ Shapes: K cells, A = K + 1 actions, C planes, H x W grid (all from the `Board`).
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -73,6 +74,11 @@ GAME_TYPE = pyspiel.GameType(
 )
 
 
+@functools.cache
+def _board(side: int) -> Board:
+    return Board(side)
+
+
 def load_game(side: int = 10) -> pyspiel.Game:
     """``pyspiel.load_game("trap_y", {"side": side})``: the game on the board of ``side``."""
     return pyspiel.load_game(GAME_NAME, {"side": int(side)})
@@ -92,23 +98,29 @@ class TrapYGame(pyspiel.Game):
         params: OpenSpiel's game parameters: ``{"side": n}`` (default 10, from 2 to 40).
 
     Attributes:
-        board: the `Board` of the side.
+        board: the `Board` of the side, derived from the game's parameters (not stored: a game
+            that goes through ``pickle`` or ``copy.deepcopy`` comes back without running
+            ``__init__``, as OpenSpiel's own algorithms send it to their workers).
     """
 
     def __init__(self, params: dict[str, Any] | None = None) -> None:
         params = {**_DEFAULT_PARAMETERS, **(params or {})}
-        self.board = Board(params["side"])  # ValueError for a side off the range
+        board = Board(params["side"])  # ValueError for a side off the range
         info = pyspiel.GameInfo(
-            num_distinct_actions=self.board.num_actions,
+            num_distinct_actions=board.num_actions,
             max_chance_outcomes=0,
             num_players=2,
             min_utility=-1.0,
             max_utility=1.0,
             utility_sum=0.0,
             # Every cell filled, and the swap: the swap places no stone.
-            max_game_length=self.board.num_cells + 1,
+            max_game_length=board.num_cells + 1,
         )
         super().__init__(GAME_TYPE, info, params)
+
+    @property
+    def board(self) -> Board:
+        return _board(int(self.get_parameters()["side"]))
 
     def new_initial_state(self) -> TrapYState:
         return TrapYState(self)
