@@ -69,3 +69,42 @@ def test_the_shipped_side_10_pool_loads_weakest_first_from_random_at_zero() -> N
     assert pool.games >= 40 and "python -m trapy_rl.eval.pool" in pool.note
     for member in pool.members:
         parse_agent(member.spec, board=Board(10))  # every member is a valid agent spec
+
+
+def _ladder(elos: list[float]) -> Pool:
+    members = [
+        {"spec": spec, "elo": elo, "low": elo, "high": elo}
+        for spec, elo in zip(["random", "uct:2", "uct:8", "uct:40"], elos)
+    ]
+    return Pool.from_dict({"side": 3, "members": members, "games": 12, "seed": 0})
+
+
+def test_an_adaptive_rating_climbs_to_the_members_near_the_agent() -> None:
+    """uct:200 beats random and weak searches on side 3 nearly always: the steps climb from
+    the middle member to the top one, where its games say the most."""
+    from trapy_rl.eval.pool import rate_adaptively
+
+    ladder = _ladder([0.0, 150.0, 400.0, 700.0])
+    rating = rate_adaptively(
+        "uct:200", ladder, board=BOARD, target=1.0, games_per_step=8, max_games=24
+    )
+    assert not rating.converged and rating.games == 24  # a target of 1 Elo is never reached
+    assert [member for member, _ in rating.steps][0] == "uct:8"  # the middle member first
+    assert rating.steps[-1][0] == "uct:40"  # then up the ladder
+    assert rating.elo > 400.0
+    assert rating.ratings.names[-1] == "agent"
+    assert sum(m.games for m in rating.matches.values()) == 24
+
+
+def test_an_adaptive_rating_stops_at_its_target_and_refuses_bad_input() -> None:
+    from trapy_rl.eval.pool import rate_adaptively
+
+    ladder = _ladder([0.0, 150.0, 400.0, 700.0])
+    rating = rate_adaptively("uct:4", ladder, board=BOARD, target=1000.0, games_per_step=4)
+    assert rating.converged and rating.games == 4 and rating.half_width <= 1000.0
+    with pytest.raises(ValueError, match="pool member"):
+        rate_adaptively("uct:8", ladder, board=BOARD)
+    with pytest.raises(ValueError, match="even"):
+        rate_adaptively("uct:4", ladder, board=BOARD, games_per_step=3)
+    with pytest.raises(ValueError, match="side 3"):
+        rate_adaptively("uct:4", ladder, board=Board(4))

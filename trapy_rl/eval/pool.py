@@ -14,6 +14,11 @@ the members, their ratings with the calibration's 95% intervals, and how they we
 `calibrate_pool` makes one: a round robin of the members from the start set, random anchored
 at 0 (``python -m trapy_rl.eval.pool --side 10 random uct:200 uct:1000 uct:5000``).
 
+`rate_against_pool` plays every member; `rate_adaptively` spends its games where they say the
+most, against the member nearest the agent's current estimate, and stops once the agent's
+interval is narrow enough: a game against an equal carries about four times the information of
+one against a member the agent beats nine times in ten, so a rating on a long ladder stays cheap.
+
 Shapes: M members.
 """
 
@@ -30,17 +35,20 @@ from pathlib import Path
 import numpy as np
 
 from trapy_rl.eval.arena import MatchResult
+from trapy_rl.eval.cache import flip_result
 from trapy_rl.eval.elo import EloRatings, fit_elo
 from trapy_rl.eval.starts import load_starts
 from trapy_rl.eval.tournament import TournamentResult, play_tournament
 from trapy_rl.game.board import Board
 
 __all__ = [
+    "AdaptiveRating",
     "Pool",
     "PoolMember",
     "calibrate_pool",
     "load_pool",
     "pool_rating",
+    "rate_adaptively",
     "rate_against_pool",
 ]
 
@@ -244,6 +252,123 @@ def pool_rating(matches: Mapping[str, MatchResult], pool: Pool) -> EloRatings:
         wins[m, i] = matches[spec].wins
         wins[i, m] = matches[spec].games - matches[spec].wins
     return fit_elo([*members, "agent"], wins, fixed=pool.ratings)
+
+
+@dataclasses.dataclass(frozen=True)
+class AdaptiveRating:
+    """An agent rated by `rate_adaptively`.
+
+    Attributes:
+        spec: the agent.
+        ratings: the fit on the pool's scale; the agent is the last name, ``"agent"``.
+        matches: {member spec: the agent's games against it, summed over the steps}.
+        steps: [(member spec, games)] in the order played.
+        converged: the interval reached the target (else the game budget ran out first,
+            as it does for an agent beyond the pool's top or bottom member).
+    """
+
+    spec: str
+    ratings: EloRatings
+    matches: dict[str, MatchResult]
+    steps: tuple[tuple[str, int], ...]
+    converged: bool
+
+    @property
+    def elo(self) -> float:
+        return float(self.ratings.ratings[-1])
+
+    @property
+    def half_width(self) -> float:
+        """Half the width of the agent's 95% interval, in Elo."""
+        return float(self.ratings.upper[-1] - self.ratings.lower[-1]) / 2
+
+    @property
+    def games(self) -> int:
+        return sum(match.games for match in self.matches.values())
+
+
+def rate_adaptively(
+    spec: str,
+    pool: Pool,
+    *,
+    board: Board,
+    target: float = 100.0,
+    games_per_step: int = 20,
+    max_games: int = 400,
+    seed: int = 0,
+    cache_path: str | Path | None = None,
+    progress: bool = False,
+) -> AdaptiveRating:
+    """Rate one agent on the pool, each step against the member nearest its estimate.
+
+    The first step plays the middle member; each later one plays the member whose rating is
+    nearest the agent's estimate so far (ties: the one played least), so an agent that wins
+    every game climbs the ladder step by step. Every step is a match of ``games_per_step``
+    games from the start set, colours exchanged, with a seed of its own (other starts).
+
+    Args:
+        spec: the agent (not a member).
+        pool: the members and their fixed ratings.
+        board: the pool's board.
+        target: stop once the agent's 95% interval is at most +-target Elo.
+        games_per_step: games of each step (even, >= 2).
+        max_games: stop after this many games in all.
+        seed: the first step's seed; step k uses ``seed + k``.
+        cache_path: the match cache (see `trapy_rl.eval.cache`).
+        progress: a progress bar over each step's games.
+
+    Raises:
+        ValueError: for a spec that is a member, an odd or too small step, or a board of
+            another side.
+    """
+    if board.side != pool.side:
+        raise ValueError(f"the pool is of side {pool.side}, the board of side {board.side}")
+    if spec in pool.ratings:
+        raise ValueError(f"{spec!r} is a pool member; a member is not rated against the pool")
+    if games_per_step < 2 or games_per_step % 2:
+        raise ValueError(f"games_per_step must be even and >= 2, got {games_per_step}")
+    matches: dict[str, MatchResult] = {}
+    steps: list[tuple[str, int]] = []
+    member = pool.members[len(pool.members) // 2]
+    while True:
+        result = rate_against_pool(
+            [spec],
+            pool.select([member.spec]),
+            board=board,
+            num_games=games_per_step,
+            seed=seed + len(steps),
+            cache_path=cache_path,
+            progress=progress,
+        )
+        (match,) = result.matches
+        match = match if match.agent_a == spec else flip_result(match)
+        earlier = matches.get(member.spec)
+        matches[member.spec] = match if earlier is None else _summed(earlier, match)
+        steps.append((member.spec, match.games))
+        ratings = pool_rating(matches, pool)
+        half_width = float(ratings.upper[-1] - ratings.lower[-1]) / 2
+        converged = half_width <= target
+        if converged or sum(m.games for m in matches.values()) + games_per_step > max_games:
+            return AdaptiveRating(spec, ratings, matches, tuple(steps), converged)
+        estimate = float(ratings.ratings[-1])
+        played = {name: match.games for name, match in matches.items()}
+        member = min(pool.members, key=lambda m: (abs(m.elo - estimate), played.get(m.spec, 0)))
+
+
+def _summed(a: MatchResult, b: MatchResult) -> MatchResult:
+    """Two matches of the same agents as one: their counts added (seeds and starts dropped)."""
+    counts = (
+        "games",
+        "wins",
+        "games_as_blue",
+        "wins_as_blue",
+        "games_as_yellow",
+        "wins_as_yellow",
+        "swaps",
+        "total_moves",
+    )
+    added = {name: getattr(a, name) + getattr(b, name) for name in counts}
+    return dataclasses.replace(a, **added, seed=None, starts=0, distinct_games=None)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
