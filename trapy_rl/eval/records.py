@@ -19,9 +19,10 @@ Fields:
                   recorded winner (records of ``trapy-play`` only)
 
 Matches (`trapy_rl.eval.arena.play_match`) and games against a person
-(`trapy_rl.frontend.human_game.game_record`, for ``trapy-play`` and the web board) write them; `load_records` reads them back from a file (`parse_records` from text, as the web
-board receives them) and `replay_record` replays one to its final `GameState`, checking the
-recorded winner.
+(`trapy_rl.frontend.human_game.game_record`, for ``trapy-play`` and the web board) write them;
+`load_records` reads them back from a file (`parse_records` from text, as the web board
+receives them) and `replay_record` replays one to its final `GameState`, checking the recorded
+winner.
 """
 
 from __future__ import annotations
