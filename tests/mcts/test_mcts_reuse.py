@@ -11,8 +11,12 @@ from trapy_rl.mcts import MCTS, ReferenceSearch, SearchSettings, Tree
 
 
 def check_tree(tree: Tree, game: int) -> None:
-    """Structural invariants of one tree: links both ways, visit and value bookkeeping."""
-    for node in range(int(tree.num_nodes[game])):
+    """Structural invariants of one tree: links both ways, visit and value bookkeeping, no
+    virtual loss or claimed edge left by a step."""
+    used = int(tree.num_nodes[game])
+    assert (tree.virtual_visits[game, :used] == 0).all()
+    assert (tree.children_index[game, :used] >= -1).all()
+    for node in range(used):
         children = tree.children_index[game, node]
         for action in np.flatnonzero(children >= 0):
             child = children[action]
@@ -68,15 +72,15 @@ def test_advance_keeps_the_chosen_childs_statistics():
     np.testing.assert_array_equal(again.visit_counts.sum(axis=1), before["node_visits"] - 1 + 30)
 
 
-def test_reuse_over_a_game_equals_the_reference():
+@pytest.mark.parametrize(("leaves", "compiled"), [(1, False), (1, True), (4, True)])
+def test_reuse_over_a_game_equals_the_reference(leaves, compiled):
     board = Board(3)
     batch = random_positions(board, [0, 1, 4], seed=2)
     evaluator = HashEvaluator(board, seed=4)
     # A small first capacity makes the trees grow on the way.
-    search = MCTS(
-        evaluator, board, num_games=3, settings=SearchSettings(num_simulations=25), capacity=8
-    )
-    references = [ReferenceSearch(evaluator) for _ in range(3)]
+    settings = SearchSettings(num_simulations=25, leaves=leaves)
+    search = MCTS(evaluator, board, num_games=3, settings=settings, capacity=8, compiled=compiled)
+    references = [ReferenceSearch(evaluator, settings=settings) for _ in range(3)]
     states = [batch.to_state(game) for game in range(3)]
     for move in range(6):
         live = np.flatnonzero(~batch.is_over)
@@ -107,9 +111,8 @@ def test_advance_to_an_unexpanded_or_terminal_child_empties_the_tree():
         ["a1", "f2", "b1", "b2", "c1", "c2", "d1", "b3", "e1", "c3", "f1", "a4"], board
     )
     batch = BatchGame.from_states([state, state])
-    search = MCTS(
-        UniformTestEvaluator(), board, num_games=2, settings=SearchSettings(num_simulations=12)
-    )
+    settings = SearchSettings(num_simulations=12, leaves=1)
+    search = MCTS(UniformTestEvaluator(), board, num_games=2, settings=settings)
     result = search.search(batch)
     win = board.parse_action("g1")
     assert result.visit_counts[0, win] > 0

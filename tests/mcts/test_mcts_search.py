@@ -1,4 +1,8 @@
-"""The batched search: known answers, exact terminal values, masking, batching, no mutation."""
+"""The batched search: known answers, exact terminal values, masking, batching, no mutation.
+
+The closed-form checks run the sequential search (``leaves=1``); the reference comparisons run
+both it and the leaf-parallel one, compiled and (one leaf a game) in numpy.
+"""
 
 from __future__ import annotations
 
@@ -54,9 +58,8 @@ def test_bandit_tiny_case_by_hand():
     #  7: unvisited 0.661+0.5 > c1 1.032 -> a2 (the lowest unvisited)
     board = Board(2)
     w = np.array([0.1, -0.2, 0.9, 0.3, -0.5, 0.0], dtype=np.float32)
-    search = MCTS(
-        BanditEvaluator(0, w), board, num_games=1, settings=SearchSettings(num_simulations=7)
-    )
+    settings = SearchSettings(num_simulations=7, leaves=1)
+    search = MCTS(BanditEvaluator(0, w), board, num_games=1, settings=settings)
     result = search.search(BatchGame(1, board))
     np.testing.assert_array_equal(result.visit_counts[0], [1, 1, 4, 1, 0, 0])
     assert result.root_values[0] == pytest.approx((0.1 - 0.2 + 4 * 0.9 + 0.3) / 8)
@@ -71,7 +74,8 @@ def test_bandit_matches_the_puct_formula(uniform_prior):
     w = rng.uniform(-0.9, 0.9, board.num_actions).astype(np.float32)
     root_logits = None if uniform_prior else rng.normal(size=board.num_actions).astype(np.float32)
     evaluator = BanditEvaluator(0, w, root_logits)
-    search = MCTS(evaluator, board, num_games=1, settings=SearchSettings(num_simulations=120))
+    settings = SearchSettings(num_simulations=120, leaves=1)
+    search = MCTS(evaluator, board, num_games=1, settings=settings)
     result = search.search(BatchGame(1, board))
     priors = result.priors[0]
     expected = bandit_counts(w, priors, 120)
@@ -132,9 +136,8 @@ def test_forced_defence_is_found():
     threat = board.parse_action("g1")
     assert winning_moves(state.copy().play(board.parse_action("a4"))) == {threat}
     assert not winning_moves(state)  # yellow cannot win at once
-    search = MCTS(
-        UniformTestEvaluator(), board, num_games=1, settings=SearchSettings(num_simulations=300)
-    )
+    settings = SearchSettings(num_simulations=300, leaves=1)
+    search = MCTS(UniformTestEvaluator(), board, num_games=1, settings=settings)
     result = search.search(BatchGame.from_states([state]))
     counts = result.visit_counts[0]
     assert counts.argmax() == threat
@@ -145,18 +148,20 @@ def test_forced_defence_is_found():
     assert others.size and (result.q_values[0, others] < -0.5).all()
 
 
+@pytest.mark.parametrize(("leaves", "compiled"), [(1, False), (1, True), (4, True), (16, True)])
 @pytest.mark.parametrize("side", [3, 4, 10])
-def test_batched_search_equals_single_reference_searches(side):
+def test_batched_search_equals_single_reference_searches(side, leaves, compiled):
     board = Board(side)
     plies = [0, 1, 2, 5, 9] if side == 10 else [0, 1, 3, 6, 8]
     batch = random_positions(board, plies, seed=side)
     evaluator = HashEvaluator(board, seed=side)
     sims = 60
+    settings = SearchSettings(num_simulations=sims, leaves=leaves)
     result = MCTS(
-        evaluator, board, num_games=len(plies), settings=SearchSettings(num_simulations=sims)
+        evaluator, board, num_games=len(plies), settings=settings, compiled=compiled
     ).search(batch)
     for game in range(len(plies)):
-        reference = ReferenceSearch(evaluator)
+        reference = ReferenceSearch(evaluator, settings=settings)
         reference.search(batch.to_state(game), sims)
         np.testing.assert_array_equal(
             result.visit_counts[game], reference.visit_counts(board.num_actions)
@@ -172,9 +177,10 @@ def test_batched_search_equals_single_reference_searches(side):
     num_games=st.integers(1, 4),
     c_puct=st.sampled_from([0.5, 1.25, 3.0]),
     fpu_reduction=st.sampled_from([0.0, 0.25]),
+    leaves=st.sampled_from([1, 2, 5, 16]),
 )
 def test_property_batched_equals_reference(
-    side, seed, num_simulations, num_games, c_puct, fpu_reduction
+    side, seed, num_simulations, num_games, c_puct, fpu_reduction, leaves
 ):
     board = Board(side)
     rng = np.random.default_rng(seed)
@@ -182,7 +188,7 @@ def test_property_batched_equals_reference(
     batch = random_positions(board, plies, seed=seed)
     evaluator = HashEvaluator(board, seed=seed % 7)
     settings = SearchSettings(
-        num_simulations=num_simulations, c_puct=c_puct, fpu_reduction=fpu_reduction
+        num_simulations=num_simulations, c_puct=c_puct, fpu_reduction=fpu_reduction, leaves=leaves
     )
     search = MCTS(evaluator, board, num_games=num_games, settings=settings)
     result = search.search(batch)
@@ -195,7 +201,8 @@ def test_property_batched_equals_reference(
         assert result.root_values[game] == pytest.approx(reference.root_value(), abs=1e-6)
 
 
-def test_terminal_leaves_are_exact_and_not_evaluated():
+@pytest.mark.parametrize("leaves", [1, 8])
+def test_terminal_leaves_are_exact_and_not_evaluated(leaves):
     board = Board(3)
     batch = random_positions(board, [6, 7, 8], seed=5)
     evaluator = HashEvaluator(board)
@@ -206,36 +213,62 @@ def test_terminal_leaves_are_exact_and_not_evaluated():
         return evaluator(batch_, games)
 
     sims = 150
-    search = MCTS(checking, board, num_games=3, settings=SearchSettings(num_simulations=sims))
+    settings = SearchSettings(num_simulations=sims, leaves=leaves)
+    search = MCTS(checking, board, num_games=3, settings=settings)
     result = search.search(batch)
     assert not any(seen_over)
     assert search.tree.terminal.any()  # the searches did reach finished games
     for game in range(3):  # the reference scores terminal positions by the rules
-        reference = ReferenceSearch(evaluator)
+        reference = ReferenceSearch(evaluator, settings=settings)
         reference.search(batch.to_state(game), sims)
         np.testing.assert_array_equal(
             result.visit_counts[game], reference.visit_counts(board.num_actions)
         )
 
 
-def test_one_evaluator_call_per_simulation_step():
+@pytest.mark.parametrize("compiled", [False, True])
+def test_one_evaluator_call_per_simulation_step(compiled):
     board = Board(10)
     batch = random_positions(board, [4, 10, 20, 3], seed=2)
     evaluator = UniformTestEvaluator()
-    MCTS(evaluator, board, num_games=4, settings=SearchSettings(num_simulations=16)).search(batch)
+    settings = SearchSettings(num_simulations=16, leaves=1)
+    MCTS(evaluator, board, num_games=4, settings=settings, compiled=compiled).search(batch)
     assert len(evaluator.call_sizes) == 1 + 16  # the roots, then one call per step
-    assert evaluator.call_sizes[0] == 4
+    assert evaluator.call_sizes == [4] * 17
+
+
+def test_one_game_sends_its_leaves_in_batches():
+    """Auto leaves: 16 a call for a search of one game, one a game for more games."""
+    board = Board(10)
+    batch = random_positions(board, [6], seed=3)
+    evaluator = UniformTestEvaluator()
+    result = MCTS(
+        evaluator, board, num_games=1, settings=SearchSettings(num_simulations=64)
+    ).search(batch)
+    assert result.visit_counts.sum() == 64
+    assert evaluator.call_sizes == [1, 16, 16, 16, 16]  # no finished game this shallow
+    four = random_positions(board, [2, 4, 6, 8], seed=3)
+    evaluator = UniformTestEvaluator()
+    search = MCTS(evaluator, board, num_games=4, settings=SearchSettings(num_simulations=64))
+    assert search.leaves == 1
+    assert search.search(four).visit_counts.sum() == 4 * 64
+    assert evaluator.call_sizes == [4] * 65
+    evaluator = UniformTestEvaluator()
+    settings = SearchSettings(num_simulations=64, leaves=4)
+    MCTS(evaluator, board, num_games=4, settings=settings).search(four)
+    assert evaluator.call_sizes == [4] + [16] * 16
 
 
 def test_subset_of_games_equals_searching_them_alone():
     board = Board(4)
     batch = random_positions(board, [2, 4, 6, 8], seed=7)
     evaluator = HashEvaluator(board)
-    together = MCTS(evaluator, board, num_games=4, settings=SearchSettings(num_simulations=40))
+    settings = SearchSettings(num_simulations=40, leaves=3)  # a number: the same for any B
+    together = MCTS(evaluator, board, num_games=4, settings=settings)
     result = together.search(batch, games=np.array([3, 1]))
     assert (together.tree.num_nodes[[0, 2]] == 0).all()
     for row, game in enumerate([3, 1]):
-        alone = MCTS(evaluator, board, num_games=1, settings=SearchSettings(num_simulations=40))
+        alone = MCTS(evaluator, board, num_games=1, settings=settings)
         single = alone.search(batch.take([game]))
         np.testing.assert_array_equal(result.visit_counts[row], single.visit_counts[0])
         np.testing.assert_array_equal(result.q_values[row], single.q_values[0])

@@ -200,24 +200,51 @@ class GumbelRoot:
             dtype=np.float32,
         ).reshape(len(gs), num_simulations)
 
-    def _bonus(self, visits: np.ndarray) -> np.ndarray:
-        q = self.tree.edge_q[self.gs, 0].astype(np.float64)
-        completed = completed_q(q, visits, self.priors, self.raw_values, self.legal)
+    def _bonus(self, visits: np.ndarray, rows: np.ndarray | slice = slice(None)) -> np.ndarray:
+        q = self.tree.edge_q[self.gs[rows], 0].astype(np.float64)
+        priors, raw_values, legal = self.priors[rows], self.raw_values[rows], self.legal[rows]
+        completed = completed_q(q, visits, priors, raw_values, legal)
         settings = self.settings
         return sigma(completed, visits, c_visit=settings.c_visit, c_scale=settings.c_scale)
 
     def actions(self, i: int) -> np.ndarray:
-        """[n] the root actions of simulation ``i``."""
-        visits = self.tree.edge_visits[self.gs, 0]
-        scores = root_scores(
-            self.gumbel,
-            self.logits,
-            self._bonus(visits),
-            visits,
-            self.schedule[:, i],
-            self.considered,
-        )
-        return scores.argmax(axis=1)
+        """[n] the root actions of simulation ``i`` (in every game)."""
+        n = len(self.gs)
+        return self.batch_actions(np.full(n, i), np.ones(n, dtype=np.intp))[:, 0]
+
+    def batch_actions(
+        self, done: np.ndarray, counts: np.ndarray, *, games: np.ndarray | None = None
+    ) -> np.ndarray:
+        """The root actions of the next ``counts[i]`` simulations of each game, chosen before
+        any of them is backed up (the leaf-parallel search).
+
+        Each choice follows the schedule as if the earlier ones of the step had been made
+        already: their actions count as visited, while the Q bonus is that of the visits
+        backed up.
+
+        Args:
+            done: [r] int, the simulations each game has made (the schedule's position).
+            counts: [r] int >= 1, the simulations to choose for.
+            games: [r] int, the rows of ``gs`` (default all, in order).
+
+        Returns:
+            [r, max(counts)] intp; entries past a game's count are unused.
+        """
+        rows = np.arange(len(self.gs)) if games is None else np.asarray(games, dtype=np.intp)
+        visits = self.tree.edge_visits[self.gs[rows], 0]  # [r, A] float32
+        bonus = self._bonus(visits, rows)
+        gumbel, logits, considered = self.gumbel[rows], self.logits[rows], self.considered[rows]
+        pending = np.zeros_like(visits)
+        last = self.schedule.shape[1] - 1
+        width = int(counts.max())
+        actions = np.zeros((len(rows), width), dtype=np.intp)
+        for j in range(width):
+            needed = self.schedule[rows, np.minimum(done + j, last)]
+            scores = root_scores(gumbel, logits, bonus, visits + pending, needed, considered)
+            actions[:, j] = scores.argmax(axis=1)
+            active = np.flatnonzero(j < counts)
+            pending[active, actions[active, j]] += 1
+        return actions
 
     def finish(self) -> tuple[np.ndarray, np.ndarray]:
         """The improved policy [n, A] float32 and the action to play [n] int64."""

@@ -5,6 +5,12 @@ Python floats. It follows the rules of `trapy_rl.mcts.policies` (formula, first-
 ties to the lowest action) and of `trapy_rl.mcts.search` (the root's evaluation is its first
 visit, terminal positions score -1 for the player to move) without sharing their code, except
 for `softmax_priors`, so that both searches start from bit-identical priors.
+
+With ``leaves`` L > 1 (`SearchSettings.leaves_per_game` of one game) each step makes up to L
+descents before it evaluates their new leaves, each pending descent counting as a lost visit
+on the edges and nodes of its path (virtual loss), a descent that reaches a leaf claimed in
+the step ending the step's descents; then the leaves are expanded and backed up in the order
+of the descents. That is the rule of `trapy_rl.mcts.kernels`, written out here.
 """
 
 from __future__ import annotations
@@ -70,16 +76,24 @@ class ReferenceSearch:
         node = _Node(terminal=False, priors={a: float(priors[a]) for a in state.legal_actions()})
         return node, float(values[0])
 
-    def _select(self, node: _Node) -> int:
+    def _select(self, node: _Node, path: tuple[int, ...], virtual: dict, claimed: set) -> int:
         # The batched search scores in float32; the same roundings here give the same ties.
         f32 = np.float32
-        scale = f32(self.c_puct * math.sqrt(node.visits))
+        scale = f32(self.c_puct * math.sqrt(node.visits + virtual.get(path, 0)))
         fpu = f32(node.value_sum / node.visits - self.fpu_reduction)
         best_action, best_score = -1, -math.inf
         for action in sorted(node.priors):
             n = node.child_visits.get(action, 0)
-            q = f32(node.child_value_sums[action] / n) if n > 0 else fpu
-            score = f32(node.priors[action]) * scale / f32(n + 1) + q
+            child = (*path, action)
+            pending = virtual.get(child, 0) + (child in claimed)
+            if pending == 0:
+                q = f32(node.child_value_sums[action] / n) if n > 0 else fpu
+                score = f32(node.priors[action]) * scale / f32(n + 1) + q
+            else:  # n + pending visits, the pending ones lost (-1) for the player here
+                loaded = f32(n + pending)
+                sums = node.child_value_sums[action] if n > 0 else 0.0
+                q = f32((sums - pending) / float(loaded))
+                score = f32(node.priors[action]) * scale / (loaded + f32(1)) + q
             if score > best_score:
                 best_action, best_score = action, score
         return best_action
@@ -104,35 +118,62 @@ class ReferenceSearch:
             self._root_value = value
         if use_gumbel:
             self._start_gumbel(gumbel_noise, num_simulations)
-        for i in range(num_simulations):
-            path: tuple[int, ...] = ()
-            position = state.copy()
-            node = self.nodes[()]
-            while True:
-                if use_gumbel and not path:
-                    action = self._gumbel_root_action(self._schedule[i])
-                else:
-                    action = self._select(node)
-                position.play(action)
-                path = (*path, action)
+        leaves = self.settings.leaves_per_game(1)
+        done = 0
+        while done < num_simulations:
+            # Descend up to `leaves` times; the pending descents are virtual losses.
+            virtual: dict[tuple[int, ...], int] = {}  # path -> pending descents through it
+            claimed: set[tuple[int, ...]] = set()  # new leaves of this step
+            root_pending: dict[int, int] = {}  # gumbel: root action -> pending descents
+            paths = []
+            for j in range(min(leaves, num_simulations - done)):
+                path: tuple[int, ...] = ()
+                node = self.nodes[()]
+                while True:
+                    if use_gumbel and not path:
+                        wanted = self._schedule[done + j]
+                        action = self._gumbel_root_action(wanted, root_pending)
+                    else:
+                        action = self._select(node, path, virtual, claimed)
+                    path = (*path, action)
+                    if path in claimed or path not in self.nodes:
+                        break
+                    node = self.nodes[path]
+                    if node.terminal:
+                        break
+                if path in claimed:
+                    break  # a collision: the next descents would repeat it
+                existing = len(path) if path in self.nodes else len(path) - 1
+                for depth in range(existing + 1):
+                    virtual[path[:depth]] = virtual.get(path[:depth], 0) + 1
                 if path not in self.nodes:
+                    claimed.add(path)
+                root_pending[path[0]] = root_pending.get(path[0], 0) + 1
+                paths.append(path)
+            # Evaluate the new leaves, then back each path up in order.
+            for path in paths:
+                if path in claimed:
+                    position = state.copy()
+                    for action in path:
+                        position.play(action)
                     node, value = self._new_node(position)
                     self.nodes[path] = node
-                    break
-                node = self.nodes[path]
-                if node.terminal:
+                else:  # a terminal node: the player to move there has lost
                     value = -1.0
-                    break
-            # Back up from the leaf: its value, then the sign flips at every ply up.
-            for depth in range(len(path), -1, -1):
-                here = self.nodes[path[:depth]]
-                here.visits += 1
-                here.value_sum += value
-                if depth < len(path):
-                    action = path[depth]
-                    here.child_visits[action] = here.child_visits.get(action, 0) + 1
-                    here.child_value_sums[action] = here.child_value_sums.get(action, 0.0) + value
-                value = -value
+                self._backup(path, value)
+            done += len(paths)
+
+    def _backup(self, path: tuple[int, ...], value: float) -> None:
+        """Back up from the leaf at ``path``: its value, then the sign flips at every ply up."""
+        for depth in range(len(path), -1, -1):
+            here = self.nodes[path[:depth]]
+            here.visits += 1
+            here.value_sum += value
+            if depth < len(path):
+                action = path[depth]
+                here.child_visits[action] = here.child_visits.get(action, 0) + 1
+                here.child_value_sums[action] = here.child_value_sums.get(action, 0.0) + value
+            value = -value
 
     # ------------------------------------------------------------------ the gumbel root
     def _start_gumbel(self, noise: np.ndarray | None, num_simulations: int) -> None:
@@ -160,11 +201,14 @@ class ReferenceSearch:
         scale = (self.settings.c_visit + max(visits.values())) * self.settings.c_scale
         return {a: scale * (c - low) / max(high - low, 1e-8) for a, c in completed.items()}
 
-    def _gumbel_root_action(self, considered_visit: int) -> int:
+    def _gumbel_root_action(self, considered_visit: int, pending: dict | None = None) -> int:
+        """The best considered action with ``considered_visit`` visits, the ``pending``
+        descents of the step (action -> count) counted among them."""
         root, sigma = self.nodes[()], self._sigma()
+        pending = pending or {}
         best_action, best_score = -1, -math.inf
         for a in self._considered:
-            if root.child_visits.get(a, 0) != considered_visit:
+            if root.child_visits.get(a, 0) + pending.get(a, 0) != considered_visit:
                 continue
             score = max(-1e9, self._gumbel[a] + self._logit(a) + sigma[a])
             if score > best_score:

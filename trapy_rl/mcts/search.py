@@ -19,10 +19,13 @@ The root of a tree is evaluated once, when the tree is empty; it counts as the r
 visit. `MCTS.advance` keeps the subtree of the move played, so its statistics carry over.
 First-play urgency and the PUCT formula are described in `trapy_rl.mcts.policies`.
 
-Room to grow: Gumbel root selection (Danihelka et al. 2022) would replace `select_puct` in the
-first pass of the select loop (the root level) and pick the move from completed Q-values in
-place of `select_actions`; playout cap randomization only needs the ``num_simulations``
-argument of `MCTS.search`, per call and per subset of ``games``.
+Two implementations of the step share the tree. By default (``compiled=True``) the compiled
+kernels of `trapy_rl.mcts.kernels` walk the trees and each game sends
+``settings.leaves_per_game(B)`` leaves to one evaluator call (leaf parallelism with virtual
+loss: by default 16 for a search of one game, 1 for more); the paths are replayed by
+`trapy_rl.game.kernels.play_paths`. With ``compiled=False`` the numpy step above runs, one leaf
+per game: the plain reference the kernels are tested against (with one leaf per game both
+build the same trees, bit for bit), as `trapy_rl.mcts.reference` is for the whole search.
 
 >>> from trapy_rl.game import BatchGame, Board
 >>> from trapy_rl.mcts import SearchSettings, select_actions
@@ -48,7 +51,9 @@ import numpy as np
 
 from trapy_rl.game.batch import BatchGame
 from trapy_rl.game.board import Board
+from trapy_rl.game.kernels import play_paths
 from trapy_rl.mcts.gumbel import GumbelRoot
+from trapy_rl.mcts.kernels import descend, expand_and_backup
 from trapy_rl.mcts.policies import (
     add_dirichlet_noise,
     mask_logits,
@@ -110,6 +115,13 @@ class MCTS:
             ``SearchSettings()``).
         capacity: initial nodes per tree (default ``num_simulations + 1``); trees grow as needed.
         seed: seed of the generator used for the root noise.
+        compiled: run the compiled step (`trapy_rl.mcts.kernels`, several leaves per game
+            and evaluator call as ``settings.leaves`` says); False runs the numpy reference
+            step, one leaf per game (``leaves`` must then be 0 or 1).
+
+    Attributes:
+        leaves: the leaves each game sends to one evaluator call
+            (`SearchSettings.leaves_per_game` of B).
     """
 
     def __init__(
@@ -121,16 +133,24 @@ class MCTS:
         settings: SearchSettings | None = None,
         capacity: int | None = None,
         seed: int | None = None,
+        compiled: bool = True,
     ):
         if not callable(evaluator):
             raise TypeError(f"evaluator must be callable, got {type(evaluator).__name__}")
         settings = SearchSettings() if settings is None else settings
         if not isinstance(settings, SearchSettings):
             raise TypeError(f"settings must be a SearchSettings, got {type(settings).__name__}")
+        if not compiled and settings.leaves > 1:
+            raise ValueError(
+                f"leaves={settings.leaves}: the numpy search (compiled=False) evaluates one "
+                "leaf per game a step"
+            )
         self.evaluator = evaluator
         self.board = board
         self.num_games = int(num_games)
         self.settings = settings
+        self.compiled = bool(compiled)
+        self.leaves = settings.leaves_per_game(num_games) if compiled else 1
         self.rng = np.random.default_rng(seed)
         self.tree = Tree(num_games, board.num_actions, capacity or settings.num_simulations + 1)
         # The position each tree's root stands for: its move count and history.
@@ -234,10 +254,13 @@ class MCTS:
             )
             tree.priors[gs, 0] = np.where(legal, noisy, -np.inf)
         try:
-            scratch = roots.copy()
-            for i in range(sims):
-                root_actions = None if root is None else root.actions(i)
-                self._simulate(gs, roots, scratch, root_actions)
+            if self.compiled:
+                self._simulate_compiled(gs, roots, sims, root)
+            else:
+                scratch = roots.copy()
+                for i in range(sims):
+                    root_actions = None if root is None else root.actions(i)
+                    self._simulate(gs, roots, scratch, root_actions)
         finally:
             tree.priors[gs, 0] = clean_priors
         result = self._result(gs, clean_priors)
@@ -342,6 +365,73 @@ class MCTS:
                 here = depth[expanding] == d
                 path_ids[d][expanding[here]] = new_ids[here]
         self._backup(path_ids, path_actions, depth, values)
+
+    def _simulate_compiled(
+        self, gs: np.ndarray, roots: BatchGame, sims: int, root: GumbelRoot | None
+    ) -> None:
+        """``sims`` simulations in each game of ``gs`` by the compiled steps, each game
+        sending up to `leaves` new leaves to each evaluator call."""
+        done = np.zeros(len(gs), dtype=np.intp)  # simulations made in each game
+        try:
+            while (done < sims).any():
+                counts = np.minimum(sims - done, self.leaves)  # 0 for the games finished
+                step = np.flatnonzero(counts > 0)
+                root_actions = None
+                if root is not None:
+                    root_actions = root.batch_actions(done[step], counts[step], games=step)
+                made = self._step_compiled(gs[step], roots, step, counts[step], root_actions)
+                done[step] += made
+        except BaseException:
+            # A failed step leaves claimed edges and virtual visits behind: drop those trees.
+            self.tree.virtual_visits[gs] = 0
+            self.tree.reset(gs)
+            raise
+
+    def _step_compiled(
+        self,
+        gs: np.ndarray,
+        roots: BatchGame,
+        rows: np.ndarray,
+        counts: np.ndarray,
+        root_actions: np.ndarray | None,
+    ) -> np.ndarray:
+        """One step in the games ``gs`` ([n]; ``rows`` their rows in ``roots``): descend
+        ``counts`` times in each, evaluate the new leaves in one call, expand and back up.
+
+        Returns:
+            [n] intp, the simulations made in each game (>= 1).
+        """
+        tree = self.tree
+        settings = self.settings
+        descents = descend(
+            tree,
+            gs,
+            counts,
+            c_puct=settings.c_puct,
+            fpu_reduction=settings.fpu_reduction,
+            root_actions=root_actions,
+        )
+        m = descents.count
+        values = np.full(m, -1.0)  # a terminal leaf: the player to move there has lost
+        ended = np.zeros(m, dtype=bool)
+        leaf_priors = np.zeros((m, tree.num_actions), dtype=np.float32)
+        expanding = np.flatnonzero(descents.new)
+        if expanding.size:
+            # Replay the new leaves' paths from copies of their roots; evaluate those in play.
+            leaves = roots.take(rows[descents.game[expanding]])
+            ended[expanding] = play_paths(
+                leaves, descents.actions[expanding], descents.depth[expanding]
+            )
+            live = np.flatnonzero(~ended[expanding])
+            if live.size:
+                logits, leaf_values = self.evaluator(leaves, live)
+                legal = leaves.legal_mask()[live]
+                masked = mask_logits(np.asarray(logits), legal)
+                evaluated = expanding[live]
+                leaf_priors[evaluated] = normalize_logits(masked, illegal_value=-np.inf)
+                values[evaluated] = self._checked_values(leaf_values, live.size)
+        expand_and_backup(tree, gs, descents, ended, leaf_priors, values)
+        return descents.made
 
     def _backup(
         self,

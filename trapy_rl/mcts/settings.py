@@ -12,6 +12,10 @@ names (``mcts:PATH:400,c_puct=2``).
 Traceback (most recent call last):
 ...
 ValueError: num_simulations must be >= 1 (an integer), got 0
+>>> settings.leaves_per_game(1), settings.leaves_per_game(256)  # leaves=0: auto
+(16, 1)
+>>> settings.replace(leaves=4).leaves_per_game(256)
+4
 """
 
 from __future__ import annotations
@@ -23,9 +27,11 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["SEARCHES", "SearchSettings"]
+__all__ = ["AUTO_LEAVES", "SEARCHES", "SearchSettings"]
 
 SEARCHES = ("puct", "gumbel")
+# ``leaves=0`` (auto): the leaves a search of one game sends to each evaluator call.
+AUTO_LEAVES = 16
 
 
 @dataclass(frozen=True)
@@ -45,6 +51,15 @@ class SearchSettings:
         dirichlet_fraction: the weight of that noise in the root prior, in [0, 1].
         max_considered: gumbel: root actions sampled (k).
         c_visit, c_scale: gumbel: ``sigma(q) = (c_visit + max visits) * c_scale * q``.
+        leaves: the leaves each game's tree descends to before one evaluator call scores
+            them all (leaf parallelism: each pending descent counts as a lost visit on its
+            path, a virtual loss, so the next ones spread out; `trapy_rl.mcts.kernels`). 1 is
+            the sequential search. 0 (the default, `leaves_per_game`) is 16 for a search of
+            one game (GTP, the web board, the analysis of a position), where one leaf per
+            net call would leave the net's fixed cost per call to every simulation, and 1 for
+            a search of B >= 2 games (self-play, matches), whose games share each call
+            already. So under 0 a game's tree depends on whether it is searched alone; give
+            a number for trees that do not.
     """
 
     num_simulations: int = 200
@@ -56,6 +71,7 @@ class SearchSettings:
     max_considered: int = 16
     c_visit: float = 50.0
     c_scale: float = 0.1
+    leaves: int = 0
 
     def __post_init__(self) -> None:
         n = self.num_simulations
@@ -66,6 +82,9 @@ class SearchSettings:
         k = self.max_considered
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
             raise ValueError(f"max_considered must be >= 1 (an integer), got {k!r}")
+        leaves = self.leaves
+        if isinstance(leaves, bool) or not isinstance(leaves, (int, np.integer)) or leaves < 0:
+            raise ValueError(f"leaves must be >= 0 (an integer; 0: auto), got {leaves!r}")
         for name, low, high, closed in (
             ("c_puct", 0.0, math.inf, False),
             ("fpu_reduction", -math.inf, math.inf, True),
@@ -84,9 +103,15 @@ class SearchSettings:
         # Plain Python numbers, whatever the caller passed (numpy scalars, ints for floats).
         object.__setattr__(self, "num_simulations", int(n))
         object.__setattr__(self, "max_considered", int(k))
+        object.__setattr__(self, "leaves", int(leaves))
         floats = ("c_puct", "fpu_reduction", "dirichlet_alpha", "dirichlet_fraction")
         for name in (*floats, "c_visit", "c_scale"):
             object.__setattr__(self, name, float(getattr(self, name)))
+
+    def leaves_per_game(self, num_games: int) -> int:
+        """The leaves a game's tree descends to per evaluator call in a search of
+        ``num_games`` games: ``leaves``, or for 0 `AUTO_LEAVES` for one game and 1 for more."""
+        return self.leaves or (AUTO_LEAVES if num_games == 1 else 1)
 
     def replace(self, **changes: Any) -> SearchSettings:
         """A copy with ``changes`` (checked like the constructor's arguments)."""

@@ -24,6 +24,9 @@ import numpy as np
 __all__ = ["Tree"]
 
 NO_CHILD = -1
+# During one step of the leaf-parallel search: the edge leads to a leaf that a descent of this
+# step claimed, to be expanded at the end of the step (`trapy_rl.mcts.kernels`).
+PENDING = -2
 
 
 class Tree:
@@ -38,7 +41,10 @@ class Tree:
         terminal: [B, N] bool, the game is over at the node (the player who just moved won).
         node_visits: [B, N] int32, simulations through the node, counting its own evaluation.
         node_value_sums: [B, N] float64, their values for the player to move at the node.
-        children_index: [B, N, A] int32, the child reached by each action, -1 if not expanded.
+        virtual_visits: [B, N] int32, descents through the node waiting for their leaf's
+            evaluation (the leaf-parallel search's virtual losses); 0 between steps.
+        children_index: [B, N, A] int32, the child reached by each action, -1 if not expanded
+            (-2, `PENDING`, only within a step of the leaf-parallel search).
         pending: [B, N] bool, the node's ``priors`` row still holds the evaluator's masked
             logits: the softmax is taken when a simulation first selects from the node (most
             leaves never are), by `normalize_logits`, which gives the same numbers.
@@ -72,6 +78,7 @@ class Tree:
         self.pending = np.zeros((b, capacity), dtype=bool)
         self.node_visits = np.zeros((b, capacity), dtype=np.int32)
         self.node_value_sums = np.zeros((b, capacity), dtype=np.float64)
+        self.virtual_visits = np.zeros((b, capacity), dtype=np.int32)
         self.children_index = np.full((b, capacity, a), NO_CHILD, dtype=np.int32)
         self.priors = np.full((b, capacity, a), -np.inf, dtype=np.float32)
         self.edge_visits = np.zeros((b, capacity, a), dtype=np.float32)
@@ -85,6 +92,7 @@ class Tree:
         "pending",
         "node_visits",
         "node_value_sums",
+        "virtual_visits",
     )
     _EDGE_FIELDS = ("children_index", "priors", "edge_visits", "edge_value_sums", "edge_q")
 
