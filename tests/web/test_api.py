@@ -199,3 +199,11 @@ def test_another_host_name_is_refused():
     app = create_app(side=4)  # loopback names only
     with TestClient(app, base_url="http://evil.example") as client:
         assert client.get("/").status_code == 400
+
+
+def test_a_record_without_a_winner_gets_a_400_naming_the_field(client):
+    """It answered 500 (a KeyError in replay_record) and reset the connection's next request."""
+    answer = client.post("/api/games", json={"record": {"side": 4, "moves": ["a1", "b1"]}})
+    assert answer.status_code == 400, answer.text
+    assert "'winner'" in answer.json()["error"] and "\n" not in answer.json()["error"]
+    assert client.get("/api/agents").status_code == 200  # the next request is answered

@@ -225,14 +225,17 @@ def replay_record(record: dict, board: Board) -> GameState:
     """Replay a record's moves on ``board`` to the final position (with a resignation, if any).
 
     Raises:
-        ValueError: if the record is for another board size, a move is illegal, or the
-            replayed winner differs from the recorded one.
+        ValueError: if the record lacks a field of `REQUIRED`, is for another board size, a
+            move is illegal, or the replayed winner differs from the recorded one.
     """
     if record.get("side", board.side) != board.side:
         raise ValueError(
             f"record of game {record.get('game')} is for side {record['side']}, "
             f"not side {board.side}"
         )
+    missing = [key for key in REQUIRED if key not in record]
+    if missing:  # a record built by hand, not read by parse_records
+        raise ValueError(f"record of game {record.get('game')}: missing field {missing[0]!r}")
     if not isinstance(record.get("moves"), list):
         raise ValueError(f"record of game {record.get('game')}: moves must be a list of names")
     state = GameState.from_moves(record["moves"], board)
