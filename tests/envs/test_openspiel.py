@@ -35,7 +35,8 @@ def test_openspiel_random_sim_test(side):
 
 def test_game_parameters_and_info():
     game = pyspiel.load_game("trap_y")
-    assert str(game) == str(TrapYGame()) == str(load_game(10)) == "trap_y(side=10)"
+    assert str(game) == str(TrapYGame()) == str(load_game(10))
+    assert str(game) == "trap_y(layout=chw,side=10,turn_plane=False)"
     assert game.num_distinct_actions() == 146 and game.max_game_length() == 146
     assert (game.num_players(), game.min_utility(), game.max_utility()) == (2, -1.0, 1.0)
     assert game.observation_tensor_shape() == [9, 10, 19]
@@ -43,6 +44,61 @@ def test_game_parameters_and_info():
     assert small.num_distinct_actions() == Board(3).num_actions == 13
     with pytest.raises(ValueError, match="side must be an integer from 2 to 40"):
         pyspiel.load_game("trap_y(side=41)")
+    with pytest.raises(ValueError, match=r"layout must be one of \('chw', 'hwc'\), got 'whc'"):
+        pyspiel.load_game("trap_y(layout=whc)")
+
+
+def test_channels_last_and_turn_plane_hold_the_same_planes():
+    """``layout=hwc`` is the [C, H, W] tensor's planes moved last; ``turn_plane`` adds one plane,
+    the on-board cells while blue is to move; OpenSpiel's C++ checks pass on every variant."""
+    side = 3
+    games = {
+        (layout, turn): load_game(side, layout=layout, turn_plane=turn)
+        for layout in ("chw", "hwc")
+        for turn in (False, True)
+    }
+    shape = [9, side, 2 * side - 1]
+    assert games["hwc", False].observation_tensor_shape() == [side, 2 * side - 1, 9]
+    assert games["chw", True].observation_tensor_shape() == [10, side, 2 * side - 1]
+    assert games["hwc", True].observation_tensor_shape() == [side, 2 * side - 1, 10]
+    for game in games.values():
+        pyspiel.random_sim_test(game, num_sims=5, serialize=True, verbose=False)
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        ref = GameState(Board(side))
+        while not ref.is_over:
+            for player in (0, 1):
+                planes = reference_planes(ref, player + 1)
+                turn = planes[2] * (ref.to_move == 1)  # the on-board cells, or none
+                with_turn = np.concatenate([planes, turn[None]])
+                tensors = {}
+                for (layout, turn_plane), game in games.items():
+                    state = game.new_initial_state()
+                    for action in ref.history:
+                        state.apply_action(action)
+                    tensors[layout, turn_plane] = np.asarray(state.observation_tensor(player))
+                assert np.array_equal(tensors["chw", False], planes.ravel())
+                assert np.array_equal(tensors["chw", True], with_turn.ravel())
+                hwc = tensors["hwc", False].reshape(*shape[1:], 9)
+                assert np.array_equal(np.moveaxis(hwc, -1, 0), planes)
+                hwc_turn = tensors["hwc", True].reshape(*shape[1:], 10)
+                assert np.array_equal(np.moveaxis(hwc_turn, -1, 0), with_turn)
+            ref.play(int(rng.choice(ref.legal_actions())))
+
+
+def test_the_turn_plane_tells_apart_positions_the_planes_do_not():
+    """After ``a1 swap b2`` yellow is to move with a1 against b2, as blue after ``a1 b2``: the same
+    nine planes for the player to move, a different turn plane."""
+    board = Board(10)
+    game = load_game(10, turn_plane=True)
+    tensors = []
+    for moves in (["a1", "swap", "b2"], ["a1", "b2"]):
+        state = game.new_initial_state()
+        for name in moves:
+            state.apply_action(board.parse_action(name))
+        tensors.append(np.asarray(state.observation_tensor()).reshape(10, *board.grid_shape))
+    assert np.array_equal(tensors[0][:9], tensors[1][:9])
+    assert not tensors[0][9].any() and tensors[1][9].sum() == board.num_cells
 
 
 @pytest.mark.parametrize("side", [2, 3, 5])
