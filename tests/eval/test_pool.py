@@ -89,7 +89,7 @@ def test_an_adaptive_rating_climbs_to_the_members_near_the_agent() -> None:
         "uct:200", ladder, board=BOARD, target=1.0, games_per_step=8, max_games=24
     )
     assert not rating.converged and rating.games == 24  # a target of 1 Elo is never reached
-    assert [member for member, _ in rating.steps][0] == "uct:8"  # the middle member first
+    assert rating.steps[0][0] == "uct:8"  # the middle member first
     assert rating.steps[-1][0] == "uct:40"  # then up the ladder
     assert rating.elo > 400.0
     assert rating.ratings.names[-1] == "agent"
@@ -108,3 +108,16 @@ def test_an_adaptive_rating_stops_at_its_target_and_refuses_bad_input() -> None:
         rate_adaptively("uct:4", ladder, board=BOARD, games_per_step=3)
     with pytest.raises(ValueError, match="side 3"):
         rate_adaptively("uct:4", ladder, board=Board(4))
+
+
+def test_a_ladder_calibration_plays_each_member_against_the_next_two() -> None:
+    members = ["random", "uct:2", "uct:8", "uct:40"]
+    ladder, result = calibrate_pool(members, board=BOARD, num_games=4, seed=0, mode="ladder")
+    assert {(m.agent_a, m.agent_b) for m in result.matches} == {
+        ("random", "uct:2"),
+        ("random", "uct:8"),
+        ("uct:2", "uct:8"),
+        ("uct:2", "uct:40"),
+        ("uct:8", "uct:40"),
+    }
+    assert ladder.ratings["random"] == 0.0 and set(ladder.ratings) == set(members)

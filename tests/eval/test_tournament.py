@@ -48,6 +48,13 @@ def test_pairings() -> None:
     assert pairings(["a", "b", "c"]) == [("a", "b"), ("a", "c"), ("b", "c")]
     assert pairings(["a", "b", "c"], mode="gauntlet") == [("a", "b"), ("a", "c")]
     assert pairings(["a", "b", "c"], mode="gauntlet", focus="c") == [("c", "a"), ("c", "b")]
+    assert pairings(["a", "b", "c", "d"], mode="ladder") == [
+        ("a", "b"),
+        ("a", "c"),
+        ("b", "c"),
+        ("b", "d"),
+        ("c", "d"),
+    ]
     # Each agent that is not a baseline against each baseline; baselines never meet.
     assert pairings(["x", "a", "y", "b"], mode="baselines", baselines=["x", "y"]) == [
         ("a", "x"),
@@ -58,7 +65,10 @@ def test_pairings() -> None:
     for kwargs, message in [
         ({"specs": ["a"]}, "at least two"),
         ({"specs": ["a", "b", "a"]}, r"repeated: \['a'\]"),
-        ({"specs": ["a", "b"], "mode": "swiss"}, "mode must be one of round_robin, gauntlet"),
+        (
+            {"specs": ["a", "b"], "mode": "swiss"},
+            "mode must be one of round_robin, gauntlet, baselines, ladder",
+        ),
         ({"specs": ["a", "b"], "mode": "gauntlet", "focus": "z"}, "focus 'z'"),
         ({"specs": ["a", "b"], "focus": "a"}, "focus is for mode=gauntlet"),
         ({"specs": ["a", "b"], "baselines": ["a"]}, "baselines are for mode=baselines"),

@@ -161,16 +161,19 @@ def calibrate_pool(
     board: Board,
     num_games: int = 40,
     seed: int = 0,
+    mode: str = "round_robin",
     cache_path: str | Path | None = None,
     progress: bool = False,
     note: str = "",
 ) -> tuple[Pool, TournamentResult]:
-    """Rate the members by a round robin from the start set, the first (random) at 0."""
+    """Rate the members from the start set, the first (random) at 0: by a round robin, or
+    with ``mode="ladder"`` (members weakest first) each against the next two."""
     result = play_tournament(
         list(specs),
         board=board,
         num_games=num_games,
         seed=seed,
+        mode=mode,
         starts=load_starts(board),
         cache_path=cache_path,
         anchor=specs[0],
@@ -378,11 +381,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--side", type=int, default=10)
     parser.add_argument("--games", type=int, default=40)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--ladder", action="store_true", help="members weakest first, each against the next two"
+    )
     parser.add_argument("--cache", type=Path, default=None)
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args(argv)
     board = Board(args.side)
     options = f"--side {args.side} --games {args.games} --seed {args.seed}"
+    options += " --ladder" * args.ladder
     command = " ".join(["python -m trapy_rl.eval.pool", options, *args.specs])
     note = f"{command}; {platform.processor() or platform.machine()}"
     pool, result = calibrate_pool(
@@ -390,6 +397,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         board=board,
         num_games=args.games,
         seed=args.seed,
+        mode="ladder" if args.ladder else "round_robin",
         cache_path=args.cache,
         progress=True,
         note=note,

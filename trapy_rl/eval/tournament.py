@@ -46,7 +46,7 @@ __all__ = [
     "run_checkpoints",
 ]
 
-MODES = ("round_robin", "gauntlet", "baselines")
+MODES = ("round_robin", "gauntlet", "baselines", "ladder")
 _CKPT_PATTERN = re.compile(r"ckpt_(\d+)\.pt$")
 
 
@@ -63,8 +63,11 @@ def pairings(
     Args:
         specs: the agents, distinct.
         mode: ``round_robin`` (every pair once, in list order), ``gauntlet`` (``focus``
-            against each other agent) or ``baselines`` (each agent that is not a baseline
-            against each baseline, and no other match: a strength curve of checkpoints).
+            against each other agent), ``baselines`` (each agent that is not a baseline
+            against each baseline, and no other match: a strength curve of checkpoints) or
+            ``ladder`` (agents given weakest first, each against the next two: the matches
+            that measure the gaps of a rating ladder, where a round robin would spend most
+            games on pairs that end 40-0).
         focus: the gauntlet's agent (default the first).
         baselines: the fixed opponents of mode ``baselines``, each one of ``specs``.
 
@@ -87,6 +90,8 @@ def pairings(
         raise ValueError(f"baselines are for mode=baselines, not mode={mode}")
     if mode == "round_robin":
         return [(a, b) for i, a in enumerate(specs) for b in specs[i + 1 :]]
+    if mode == "ladder":
+        return [(a, b) for i, a in enumerate(specs) for b in specs[i + 1 : i + 3]]
     if mode == "baselines":
         missing = [spec for spec in baselines if spec not in specs]
         if missing or not baselines:
