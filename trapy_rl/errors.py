@@ -1,10 +1,14 @@
-"""How the command lines report a user's mistake: one line and a hint, never a traceback.
+"""How the command lines report a user's mistake: one line, never a traceback.
 
 The toolkit raises ``ValueError`` (and its subclasses: `CheckpointError`, `IllegalMoveError`,
-the settings' checks, agent specs) for bad input, with a message that names the key, file or
-cell, and the file system raises ``OSError`` (a missing folder, a full disk). A command line
-runs its work inside `reported`: those become ``<prog>: error: <message>`` on stderr and a
-non-zero exit; any other exception is a bug in the toolkit and keeps its traceback.
+the settings' checks, agent specs, the configuration's composition errors as
+`trapy_rl.config.check_command_line` words them) for bad input, with a message that names the
+key, file or cell, and the file system raises ``OSError`` (a missing folder, a full disk). A
+command line runs its work inside `reported`: those become the one line ``<prog>: error:
+<message>`` on stderr and a non-zero exit; any other exception is a bug in the toolkit and keeps
+its traceback. ``HYDRA_FULL_ERROR=1`` or ``TRAPY_DEBUG=1`` shows the traceback of any error.
+Ctrl-C exits with `EXIT_INTERRUPTED` and the line ``<prog>: interrupted``, at any moment from
+start-up on (`trapy_rl.launch` runs every command).
 
 An optional interface used without its package raises `MissingExtraError`, a
 ``ModuleNotFoundError`` that is also a ``ValueError``, so that it too is one line naming the
@@ -12,7 +16,6 @@ extra to install.
 
     $ trapy-train seed=-1
     trapy-train: error: seed must be >= 0, got -1
-    (HYDRA_FULL_ERROR=1 shows the traceback)
 """
 
 from __future__ import annotations
@@ -65,7 +68,8 @@ def one_line(error: BaseException) -> str:
 def reported(prog: str) -> Iterator[None]:
     """Turn a user error raised in the block into one line on stderr and ``SystemExit``.
 
-    ``ValueError`` exits with `EXIT_USER_ERROR`, ``OSError`` with `EXIT_OS_ERROR`, Ctrl-C
+    ``ValueError`` exits with `EXIT_USER_ERROR`, ``OSError`` and ``MemoryError`` (the
+    machine's limit, met below the toolkit's own caps) with `EXIT_OS_ERROR`, Ctrl-C
     (KeyboardInterrupt) with `EXIT_INTERRUPTED`. With ``HYDRA_FULL_ERROR=1`` or
     ``TRAPY_DEBUG=1`` in the environment the exception propagates with its traceback.
     """
@@ -76,10 +80,12 @@ def reported(prog: str) -> Iterator[None]:
             raise
         print(f"{prog}: interrupted", file=sys.stderr, flush=True)
         raise SystemExit(EXIT_INTERRUPTED) from None
-    except (ValueError, OSError) as error:
+    except (ValueError, OSError, MemoryError) as error:
         if _debugging():
             raise
-        print(f"{prog}: error: {one_line(error)}", file=sys.stderr)
-        print("(HYDRA_FULL_ERROR=1 shows the traceback)", file=sys.stderr, flush=True)
-        code = EXIT_OS_ERROR if isinstance(error, OSError) else EXIT_USER_ERROR
+        message = one_line(error)
+        if isinstance(error, MemoryError):
+            message = f"out of memory{': ' + message if str(error) else ''}"
+        print(f"{prog}: error: {message}", file=sys.stderr, flush=True)
+        code = EXIT_USER_ERROR if isinstance(error, ValueError) else EXIT_OS_ERROR
         raise SystemExit(code) from None

@@ -1,0 +1,93 @@
+"""Ctrl-C at any moment of a command, start-up and shutdown included: exit 130, one line."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from trapy_rl.errors import EXIT_INTERRUPTED
+from trapy_rl.launch import COMMANDS, launch
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# Commands whose module sends the process SIGINT at one moment of its life.
+MODULES = {
+    "during_import": "import os, signal, time\n"
+    "os.kill(os.getpid(), signal.SIGINT)\ntime.sleep(5)\ndef main(): return 0\n",
+    "during_main": "import os, signal, time\n"
+    "def main():\n    os.kill(os.getpid(), signal.SIGINT)\n    time.sleep(5)\n",
+    "during_shutdown": "import atexit, os, signal, time\n"
+    "def bye():\n    os.kill(os.getpid(), signal.SIGINT)\n    time.sleep(5)\n"
+    "def main():\n    print('done', flush=True)\n    atexit.register(bye)\n    return 0\n",
+}
+
+
+@pytest.mark.parametrize("moment", sorted(MODULES))
+def test_ctrl_c_at_any_moment_exits_130_with_one_line(tmp_path, moment):
+    (tmp_path / f"{moment}.py").write_text(MODULES[moment])
+    code = (
+        "import sys; from trapy_rl import launch; "
+        f"launch.COMMANDS['prog'] = {moment!r}; sys.exit(launch.launch('prog'))"
+    )
+    env = {**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{ROOT}"}
+    for name in ("HYDRA_FULL_ERROR", "TRAPY_DEBUG"):
+        env.pop(name, None)
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60
+    )
+    assert done.returncode == EXIT_INTERRUPTED, done
+    assert done.stderr == "prog: interrupted\n", done.stderr
+
+
+def test_every_console_script_runs_through_the_launcher(monkeypatch):
+    import tomllib
+
+    import trapy_rl.launch as module
+
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+    assert set(scripts) == set(COMMANDS)
+    seen = []
+    monkeypatch.setattr(module, "launch", seen.append)
+    for prog, target in scripts.items():
+        name, _, function = target.partition(":")
+        assert name == "trapy_rl.launch", target
+        getattr(module, function)()
+        assert seen[-1] == prog, (prog, target)
+
+
+def test_the_launcher_returns_the_command_exit_code(monkeypatch, tmp_path):
+    (tmp_path / "seven.py").write_text("def main():\n    return 7\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setitem(COMMANDS, "seven", "seven")
+    try:
+        assert launch("seven") == 7
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def test_trapy_train_interrupted_while_it_starts_exits_130_without_a_traceback(tmp_path):
+    code = "import sys; from trapy_rl.launch import train; sys.argv[0] = 'trapy-train'; "
+    code += "sys.exit(train())"
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    env.pop("HYDRA_FULL_ERROR", None)
+    process = subprocess.Popen(
+        [sys.executable, "-c", code, "debug=smoke", f"hydra.run.dir={tmp_path}"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    time.sleep(1.5)  # past the package's own import: torch, Hydra and the command's modules
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == EXIT_INTERRUPTED, (out, err)
+    assert "Traceback" not in err + out, err
+    assert err.strip().splitlines()[-1].startswith("trapy-train: interrupted") or (
+        "stopped by SIGINT" in out
+    ), (out, err)
