@@ -1,0 +1,77 @@
+"""OpenSpiel's own AlphaZero trains on trap_y: the run that docs/interfaces.md shows, word for word.
+
+The run is a separate Python process: OpenSpiel's ``alpha_zero`` module sets the process's
+multiprocessing start method to ``spawn`` and patches it for good when imported, which must not
+reach the other tests of the worker. The learner runs in that process and its one actor in a
+process it spawns, which receives the game by pickle.
+"""
+
+import json
+import os
+import re
+import subprocess
+import sys
+from importlib.util import find_spec
+from pathlib import Path
+
+import pytest
+
+from trapy_rl.game import Board, GameState
+
+ROOT = Path(__file__).resolve().parents[2]
+NEEDED = ("pyspiel", "jax", "flax", "optax", "chex", "orbax.checkpoint")
+
+pytestmark = pytest.mark.skipif(
+    any(find_spec(module.split(".")[0]) is None for module in NEEDED),
+    reason="needs the alphazero extra (pip install 'trapy-rl[alphazero]')",
+)
+
+
+def docs_alphazero_run() -> str:
+    """The Python block of docs/interfaces.md that calls ``alpha_zero.alpha_zero``."""
+    text = (ROOT / "docs" / "interfaces.md").read_text()
+    blocks = re.findall(r"^```python\n(.*?)^```", text, re.MULTILINE | re.DOTALL)
+    runs = [block for block in blocks if "alpha_zero.alpha_zero(config)" in block]
+    assert len(runs) == 1, "docs/interfaces.md shows one AlphaZero run"
+    return runs[0]
+
+
+def test_openspiel_alphazero_trains_on_trap_y(tmp_path):
+    script = tmp_path / "train_alphazero.py"
+    script.write_text(docs_alphazero_run())
+    env = {**os.environ, "PYTHONWARNINGS": "ignore"}
+    done = subprocess.run(
+        [sys.executable, script.name],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    run = tmp_path / "az-trap-y"
+    config = json.loads((run / "config.json").read_text())
+    assert config["game"] == "trap_y(side=3,layout=hwc,turn_plane=true)"
+    # OpenSpiel fills the network's shapes in from the game: channels last, the turn plane last.
+    assert config["observation_shape"] == [3, 5, 10] and config["output_size"] == 13
+
+    # Two learner steps, each on fresh positions, each saving a checkpoint.
+    steps = [json.loads(line) for line in (run / "learner.jsonl").read_text().splitlines()]
+    assert [step["step"] for step in steps] == [1, 2]
+    assert 0 < steps[0]["total_states"] < steps[1]["total_states"]
+    assert all(step["loss"]["policy"] > 0 for step in steps)
+    assert (run / "checkpoint-1").is_dir() and (run / "checkpoint-2").is_dir()
+
+    # The actor loaded the learner's checkpoint, and its games are legal Trap Y games whose
+    # returns are the engine's winner.
+    actor_log = (run / "log-actor-0.txt").read_text()
+    assert "Loading checkpoint 1" in actor_log
+    board = Board(3)
+    games = re.findall(r"Game \d+: Returns: (\S+) (\S+); Actions: (.*)", actor_log)
+    assert games
+    for blue, yellow, actions in games:
+        state = GameState(board)
+        for name in actions.split():
+            state.play(state.check_move(board.parse_action(name)))
+        assert state.is_over
+        assert (float(blue), float(yellow)) == ((1.0, -1.0) if state.winner == 1 else (-1.0, 1.0))
