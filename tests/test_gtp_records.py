@@ -80,3 +80,11 @@ def test_a_bad_move_line_is_refused_naming_its_line(line: str, reason: str) -> N
 def test_text_with_no_moves_has_no_games() -> None:
     assert records_from_gtp("") == []
     assert records_from_gtp("name\n= trapy-gtp\n\nboardsize 5\n=\n") == []
+
+
+def test_a_move_the_engine_refuses_is_an_error_naming_its_line_and_number() -> None:
+    """Typed commands with no answers: an illegal move is reported, never dropped."""
+    with pytest.raises(ValueError, match=r"line 3: move 2 \(play y b2\) refused: .*occupied"):
+        records_from_gtp("boardsize 3\nplay b b2\nplay y b2\nplay b a1\n")
+    with pytest.raises(ValueError, match=r"line 4: move 2 \(play y a9\)"):  # a genmove answer
+        records_from_gtp("boardsize 3\nplay b b2\ngenmove y\n= a9\n")

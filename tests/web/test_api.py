@@ -116,7 +116,7 @@ def test_a_loaded_record_is_replayed(client):
     line = {"side": 4, "moves": moves, "winner": state.winner, "blue_agent": "x"}
     games = client.post("/api/records", json={"text": json.dumps(line) + "\n"}).json()["games"]
     assert len(games) == 1
-    game = new_game(client, record=games[0]["record"])
+    game = new_game(client, tree=games[0]["tree"])
     assert game["moves"] == moves and game["winner"] == state.winner and game["agent"] is None
     assert client.get(f"/api/games/{game['id']}?ply=2").json()["stones"].count(2) == 1
 
@@ -125,11 +125,11 @@ def test_gtp_text_is_read_as_records(client):
     """A GTP session's log, and showboard's move line: each a game to replay."""
     log = "boardsize 4\n=\n\nplay b a1\n=\n\ngenmove y\n= swap\n\nplay b b1\n=\n\n"
     games = client.post("/api/records", json={"text": log}).json()["games"]
-    assert [g["record"]["moves"] for g in games] == [["a1", "swap", "b1"]]
+    assert [g["tree"]["moves"] for g in games] == [[None, "a1", "swap", "b1"]]
     assert "unfinished after 3 moves" in games[0]["label"]
     shown = "= \n...\nblue to move (move 3)\nmoves (side 4): a1 swap, blue resigned\n\n"
     (game,) = client.post("/api/records", json={"text": shown}).json()["games"]
-    replayed = new_game(client, record=game["record"])
+    replayed = new_game(client, tree=game["tree"])
     assert replayed["moves"] == ["a1", "swap"] and replayed["winner"] == 2
 
 
@@ -158,10 +158,17 @@ def test_an_opening_table_is_read_by_cell(client):
         ("post", "/api/games", {"side": "4"}, 400, "must be an integer"),
         ("post", "/api/games", {"human": "red"}, 400, "'blue' or 'yellow'"),
         ("post", "/api/records", {"text": "{"}, 400, "not JSON"),
-        ("post", "/api/records", {"text": "play b a1 a1"}, 400, "no game records"),
+        ("post", "/api/records", {"text": "play b a1 a1"}, 400, "line 1"),
         ("post", "/api/openings", {"text": "cell,name\n0,a1"}, 400, "not an opening table"),
         ("post", "/api/openings", {"text": 3}, 400, "opening table's text"),
         ("post", "/api/records", {"text": "moves (side 4): a1 a1"}, 400, "line 1: a1: the cell"),
+        (
+            "post",
+            "/api/records",
+            {"text": '{"side": 4, "moves": ["a1", "a1"], "winner": 0}'},
+            400,
+            "move 2: a1",
+        ),
         ("post", "/api/records", {"text": '{"side": 4, "moves": ["z9"], "winner": 1}'}, 400, "z9"),
         ("get", "/api/nowhere", None, 404, "no such page"),
         ("get", "/api/games/ffff", None, 404, "no such game"),
@@ -185,7 +192,7 @@ def test_bad_moves_and_analysis_are_refused_in_one_line(client):
     assert answer.status_code == 409 and "agent's turn" in answer.json()["error"]
     assert client.post(url + "/agent-move", json={}).status_code == 200
     assert "occupied" in client.post(url + "/move", json={"move": "a1"}).json()["error"]
-    assert client.get(url + "/record").status_code == 400
+    assert json.loads(client.get(url + "/record").text)["winner"] == 0  # unfinished, saved too
     assert client.post(url + "/move", content=b'{"move": "b1"}').status_code == 415
     assert client.post(url + "/evaluate", json={"evaluator": "random"}).status_code == 400
     assert client.post(url + "/evaluate", json={"evaluator": "uct", "ply": 9}).status_code == 400

@@ -15,10 +15,30 @@ pytest.importorskip("starlette", reason="the web board needs the 'web' extra")
 playwright_api = pytest.importorskip("playwright.sync_api", reason="needs the 'web' extra")
 uvicorn = pytest.importorskip("uvicorn", reason="needs the 'web' extra")
 
+from trapy_rl.agents import register_agent_kind  # noqa: E402
+from trapy_rl.agents.random import RandomAgent  # noqa: E402
+
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = pytest.mark.skipif(
     CHROMIUM is None,
     reason="no chromium on PATH (apt-get install chromium; make test installs it as root)",
+)
+
+
+class SleepyAgent(RandomAgent):
+    """Random moves after a pause: an agent that is still thinking when the page acts."""
+
+    def act(self, batch, games):
+        time.sleep(SLEEP_S)
+        return super().act(batch, games)
+
+
+SLEEP_S = 2.0
+register_agent_kind(
+    "sleepy",
+    lambda spec, *, board, seed: SleepyAgent(seed=seed, name="sleepy"),
+    usage="sleepy",
+    replace=True,
 )
 
 
@@ -169,4 +189,26 @@ def test_a_gtp_log_replays_and_an_opening_map_shows_on_the_board(page, tmp_path)
     fairest = opening_table(v, board).sort_values("rank")["name"].iloc[0]
     assert page.locator("#openings-table tr").nth(1).locator("td").nth(1).text_content() == fairest
     assert page.locator("#board text", has_text="#1").count() == 1  # the fairest, marked
+    assert page.text_content("#error") == ""
+
+
+def test_new_game_while_the_agent_thinks_keeps_the_new_game(page):
+    """The old reply, arriving after New game, switched the page back to the old game."""
+    page.select_option("#colour", "yellow")
+    page.fill("#agent", "sleepy")
+    page.click("#new-game")
+    page.wait_for_function(
+        "() => document.getElementById('status').textContent.includes('thinking')"
+    )
+    page.fill("#agent", "")
+    page.click("#new-game")
+    page.wait_for_function(
+        "() => document.getElementById('status').textContent === 'move 1: blue to move'"
+    )
+    new_url = page.url
+    time.sleep(SLEEP_S + 1.0)  # the old game's reply has come back by now
+    assert page.text_content("#status") == "move 1: blue to move"
+    assert stones(page) == 0 and page.url == new_url
+    page.click("#cell-a1")  # the new game is the one played
+    page.wait_for_selector("circle.stone[data-name='a1']")
     assert page.text_content("#error") == ""

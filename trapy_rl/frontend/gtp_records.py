@@ -9,8 +9,10 @@ line (`trapy_rl.frontend.gtp_engine.history_line`),
 without such lines is read as a GTP session (a controller's log, or the commands typed at a
 terminal) and replayed as the engine read it: ``boardsize`` and ``clear_board`` start a new
 game, ``play`` and ``undo`` change it, and a ``genmove`` followed by its ``= MOVE`` answer plays
-that move; answers, comments and other commands are skipped, and a command the engine refuses
-changes nothing, as it did in the session. The board is side 10 until a ``boardsize``.
+that move; answers, comments and other commands are skipped. A move the engine refuses is an
+error naming its line and move number, unless the log holds the session's ``?`` answer to it
+(then the session refused it too, and it changes nothing, as there); a refused ``boardsize``
+or ``undo`` changes nothing. The board is side 10 until a ``boardsize``.
 
 Each game with at least one move becomes a record as `trapy_rl.eval.records` describes, its
 players both named ``gtp``; an unfinished game has ``winner`` 0.
@@ -42,7 +44,8 @@ def records_from_gtp(text: str) -> list[dict]:
     """The games of GTP text (``showboard`` move lines, else a session's commands), in order.
 
     Raises:
-        ValueError: naming the line of a move list that is not a legal game.
+        ValueError: naming the line of a move list that is not a legal game, or the line and
+            move number of a logged move that the engine refuses and the log does not.
     """
     lines = [line.split("#", 1)[0].strip() for line in text.splitlines()]
     histories = [(n, m) for n, line in enumerate(lines, 1) if (m := _HISTORY.fullmatch(line))]
@@ -86,11 +89,11 @@ def _replay_session(lines: list[str]) -> list[GameState]:
     engine = GtpEngine("random", seed=0)  # its agent is never asked: genmove comes from answers
     games: list[GameState] = []
     asked: str | None = None  # the colour of a genmove waiting for its answer
-    for line in lines:
+    for number, line in enumerate(lines, start=1):
         if line.startswith(("=", "?")):
             answer = _ANSWER.fullmatch(line)
             if asked and answer and answer.group(1):
-                engine.handle(f"play {asked} {answer.group(1)}")
+                _play(engine, f"play {asked} {answer.group(1)}", number, refused_in_log=False)
             asked = None
             continue
         words = line.split()
@@ -101,7 +104,10 @@ def _replay_session(lines: list[str]) -> list[GameState]:
         command, asked = words[0].lower(), None
         if command == "genmove" and len(words) == 2:
             asked = words[1]
-        elif command in ("boardsize", "clear_board", "play", "undo"):
+        elif command == "play":
+            refused = _next_answer(lines, number).startswith("?")
+            _play(engine, " ".join(words), number, refused_in_log=refused)
+        elif command in ("boardsize", "clear_board", "undo"):
             before = engine.state
             engine.handle(" ".join(words))
             if command != "undo" and engine.state is not before and before.history:
@@ -109,6 +115,26 @@ def _replay_session(lines: list[str]) -> list[GameState]:
     if engine.state.history:
         games.append(engine.state)
     return games
+
+
+def _next_answer(lines: list[str], number: int) -> str:
+    """The answer to the command on line ``number`` (1-based): the next line that is one, or
+    '' when a command or the end comes first."""
+    for line in lines[number:]:
+        if line.startswith(("=", "?")):
+            return line
+        if line:
+            return ""
+    return ""
+
+
+def _play(engine: GtpEngine, command: str, number: int, *, refused_in_log: bool) -> None:
+    """Play a logged move; one the engine refuses is an error naming its line and move number,
+    unless the log shows that the session refused it too (its answer is ``?``)."""
+    answer = engine.handle(command)
+    if answer.startswith("?") and not refused_in_log:
+        move = engine.state.move_count + 1
+        raise ValueError(f"line {number}: move {move} ({command}) refused: {answer[1:].strip()}")
 
 
 def _record(state: GameState, game: int) -> dict:

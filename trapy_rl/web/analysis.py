@@ -114,7 +114,13 @@ class SearchJob:
     """
 
     def __init__(
-        self, evaluator: Evaluator, settings: SearchSettings, state: GameState, total: int
+        self,
+        evaluator: Evaluator,
+        settings: SearchSettings,
+        state: GameState,
+        total: int,
+        *,
+        node: int | None = None,
     ) -> None:
         if state.is_over:
             raise ValueError("the game is over: there is nothing to search")
@@ -127,8 +133,10 @@ class SearchJob:
                 f"simulations must be an integer from 1 to {MAX_SIMULATIONS}, got {total!r}"
             )
         self.state = state.copy()
+        self.node = node
         self.total = total
         self.done = 0
+        self.version = 0  # one more after each chunk and at the end: what a watcher has seen
         self.status = "running"  # then "done", "cancelled" or "failed"
         self.error: str | None = None
         self._result: dict[str, Any] | None = None
@@ -169,15 +177,22 @@ class SearchJob:
                 with self._lock:
                     self.done += step
                     self._result = snapshot
+                    self.version += 1
             status = "cancelled" if self.done < self.total else "done"
         except Exception as error:  # reported to the page; the server goes on
             self.error = f"{type(error).__name__}: {error}"
             status = "failed"
         with self._lock:
             self.status = status
+            self.version += 1
+
+    @property
+    def running(self) -> bool:
+        return self.status == "running"
 
     def payload(self) -> dict[str, Any]:
-        """The search so far: ``status``, ``done``, ``total``, ``ply``, ``error`` and
+        """The search so far: ``status``, ``done``, ``total``, ``ply``, ``node`` (the game
+        tree's node searched, if given), ``version``, ``error`` and
         ``result`` (null before the first chunk): ``visits`` [A] (null at illegal actions),
         ``q`` [A] for the player to move (null where unvisited), ``root_value``,
         ``root_value_blue``, ``pv`` (names), ``best``."""
@@ -187,6 +202,8 @@ class SearchJob:
                 "done": self.done,
                 "total": self.total,
                 "ply": self.state.move_count,
+                "node": self.node,
+                "version": self.version,
                 "error": self.error,
                 "result": self._result,
             }

@@ -4,61 +4,77 @@ Every request body is a JSON object sent as ``application/json`` (which a page o
 origin cannot send without a preflight that this server never grants) with only the fields
 the route knows. A bad request gets a 4xx status and ``{"error": "<one line>"}``, never a
 traceback: 400 bad input or illegal move, 404 unknown game or route, 405 wrong method, 409 the
-game is busy or it is not the page's turn, 413 a body over `MAX_BODY_BYTES`, 415 not JSON.
+game is busy or it is not the page's turn, 413 a body over `MAX_BODY_BYTES`, 415 not JSON. An
+agent that fails instead of moving gets 502 and one line; the game is as it was.
 
-Routes (``{id}`` a game's id; ``ply`` shows or analyses the position after that many moves):
+Routes (``{id}`` a game's id; ``node`` a position of its tree, ``ply`` of the line shown):
 
     GET    /api/board?side=N              the geometry and colours (`board_payload`)
-    GET    /api/agents                    the agent kinds and their usage lines
-    POST   /api/games                     {side, human, agent, seed} or {record}: a new game
+    GET    /api/agents                    the agent kinds, their usage lines, the presets
+    GET    /api/games                     the games, the most recently changed first
+    POST   /api/games                     {side, human, agent, seed}, {record} or
+                                          {side, tree, names}: a new game
     GET    /api/games/{id}?ply=P          the game (`GameSession.payload`)
+    POST   /api/games/{id}/goto           {node}: show that position (moves are played there)
+    POST   /api/games/{id}/players        {human, agent}: play on from here against an agent
     POST   /api/games/{id}/move           {move}: the page's move ("swap" too)
     POST   /api/games/{id}/swap           the swap
     POST   /api/games/{id}/undo           take back the page's last move
     POST   /api/games/{id}/resign         the page's side resigns
     POST   /api/games/{id}/agent-move     the agent's move (answers when it has played)
-    GET    /api/games/{id}/record         the finished game's record, one JSON line
-    POST   /api/games/{id}/evaluate       {evaluator, ply}: value and policy
-    POST   /api/games/{id}/values         {evaluator}: the value for blue after every move
-    POST   /api/games/{id}/search         {evaluator, simulations, ply}: start a search
+    GET    /api/games/{id}/record         the line shown as a record, one JSON line
+    GET    /api/games/{id}/sgf            the whole game, variations included, as SGF
+    POST   /api/games/{id}/evaluate       {evaluator, node | ply}: value and policy
+    POST   /api/games/{id}/values         {evaluator}: the value for blue along the line shown
+    POST   /api/games/{id}/search         {evaluator, simulations, node | ply}: start a search
     GET    /api/games/{id}/search         its progress and result so far
+    GET    /api/games/{id}/search/events  the same as server-sent events, until it ends
     DELETE /api/games/{id}/search         cancel it
-    POST   /api/records                   {text}: the games of a record file's text
+    POST   /api/records                   {text}: the games of a file (JSON, GTP or SGF)
     POST   /api/openings                  {text}: a ``trapy-openings`` table (CSV) per cell
 """
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import numpy as np
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from trapy_rl.agents.kinds import known_agent_kinds
 from trapy_rl.analysis.openings import read_opening_table
 from trapy_rl.errors import one_line
-from trapy_rl.eval.records import parse_records, replay_record
-from trapy_rl.frontend.gtp_records import records_from_gtp
 from trapy_rl.game.board import MAX_SIDE, Board
-from trapy_rl.game.state import BLUE, PLAYER_NAMES, YELLOW
+from trapy_rl.game.state import BLUE, YELLOW
 from trapy_rl.web.analysis import SearchJob, evaluate, load_analyser, value_curve
 from trapy_rl.web.board_data import board_payload
-from trapy_rl.web.sessions import BusyError, GameSession, SessionStore, UnknownGameError
+from trapy_rl.web.imports import read_game_file, tree_from_record
+from trapy_rl.web.opponents import presets
+from trapy_rl.web.sessions import (
+    AgentFailedError,
+    BusyError,
+    GameSession,
+    SessionStore,
+    UnknownGameError,
+)
+from trapy_rl.web.sgf import sgf_from_tree
+from trapy_rl.web.tree import GameTree
 
 __all__ = ["MAX_BODY_BYTES", "ApiError", "api_routes", "error_handlers"]
 
 MAX_BODY_BYTES = 2 * 1024 * 1024
 """The largest request body (a record file's text included)."""
 MAX_TEXT = 1000  # characters of a spec, a move or a name
-MAX_RECORDS = 1000  # games listed from one record file
+EVENT_INTERVAL_S = 0.25  # between two looks at a watched search
 _PLAYERS = {"blue": BLUE, "yellow": YELLOW}
 _MISSING = object()
 log = logging.getLogger("trapy_rl.web")
@@ -146,44 +162,71 @@ def api_routes(store: SessionStore) -> list[Route]:
         try:
             return store.get(request.path_params["game_id"])
         except UnknownGameError:
-            raise ApiError(404, "no such game (it may have expired): start a new game") from None
+            raise ApiError(404, "no such game: start a new game") from None
+
+    def human_and_agent(body: dict[str, Any]) -> tuple[int, str | None]:
+        human = take(body, "human", str, "blue").lower()
+        if human not in _PLAYERS:
+            raise ApiError(400, f"field 'human' must be 'blue' or 'yellow', got {_short(human)}")
+        agent = take(body, "agent", str, None)
+        return _PLAYERS[human], agent if agent is None or agent.strip() else None
 
     async def board(request: Request) -> Response:
         side = query_int(request, "side")
         return JSONResponse(board_payload(Board(10 if side is None else side)))
 
     async def agents(request: Request) -> Response:
-        return JSONResponse({"kinds": known_agent_kinds(), "max_side": MAX_SIDE})
+        return JSONResponse(
+            {"kinds": known_agent_kinds(), "max_side": MAX_SIDE, "presets": presets()}
+        )
+
+    async def games(request: Request) -> Response:
+        return JSONResponse({"games": await run_in_threadpool(store.games)})
 
     async def new_game(request: Request) -> Response:
         body = await read_body(request)
-        only(body, "side", "human", "agent", "seed", "record")
+        only(body, "side", "human", "agent", "seed", "record", "tree", "names")
         record = take(body, "record", dict, None)
+        data = take(body, "tree", dict, None)
         side = take(body, "side", int, None)
-        if record is not None:
-            side = record.get("side") if side is None else side
-            if isinstance(side, bool) or not isinstance(side, int):
-                raise ApiError(400, "the record's side must be an integer")
-        human = take(body, "human", str, "blue").lower()
-        if human not in _PLAYERS:
-            raise ApiError(400, f"field 'human' must be 'blue' or 'yellow', got {_short(human)}")
-        agent = take(body, "agent", str, None)
-        agent = agent if agent is None or agent.strip() else None
+        human, agent = human_and_agent(body)
         seed = take(body, "seed", int, None)
         if seed is not None and not 0 <= seed < 2**63:
             raise ApiError(400, f"field 'seed' must be from 0 to 2**63 - 1, got {seed}")
+        tree, names = None, None
+        if record is not None:
+            tree, names = await run_in_threadpool(tree_from_record, record)
+        elif data is not None:
+            tree = await run_in_threadpool(_tree_from_data, data, 10 if side is None else side)
+            names = _names(take(body, "names", list, None))
+        if tree is not None:
+            side = tree.board.side
         session = await run_in_threadpool(  # an agent spec may load a checkpoint
             store.create,
             side=10 if side is None else side,
-            human=_PLAYERS[human],
+            human=human,
             agent_spec=agent,
             seed=seed,
-            record=record,
+            tree=tree,
+            names=names,
         )
         return JSONResponse(session.payload(), status_code=201)
 
     async def show(request: Request) -> Response:
         return JSONResponse(game(request).payload(query_int(request, "ply")))
+
+    async def goto(request: Request) -> Response:
+        body = await read_body(request)
+        only(body, "node")
+        return JSONResponse(game(request).goto(take(body, "node", int)).payload())
+
+    async def players(request: Request) -> Response:
+        body = await read_body(request)
+        only(body, "human", "agent")
+        human, agent = human_and_agent(body)
+        session = game(request)
+        await run_in_threadpool(session.set_players, human, agent)  # may load a net
+        return JSONResponse(session.payload())
 
     async def move(request: Request) -> Response:
         body = await read_body(request)
@@ -210,15 +253,26 @@ def api_routes(store: SessionStore) -> list[Route]:
         played = await run_in_threadpool(session.agent_move)
         return JSONResponse({**session.payload(), "played": played})
 
+    def attachment(text: str, media_type: str, name: str) -> Response:
+        disposition = f'attachment; filename="{name}"'
+        return Response(text, media_type=media_type, headers={"Content-Disposition": disposition})
+
     async def record(request: Request) -> Response:
         session = game(request)
         line = json.dumps(session.record()) + "\n"
-        name = f"trapy-web-{session.id}.jsonl"
-        return Response(
-            line,
-            media_type="application/x-ndjson",
-            headers={"Content-Disposition": f'attachment; filename="{name}"'},
+        return attachment(line, "application/x-ndjson", f"trapy-web-{session.id}.jsonl")
+
+    async def sgf(request: Request) -> Response:
+        session = game(request)
+        names = session.record()
+        text = sgf_from_tree(
+            session.tree, names=(names["agent_a"], names["agent_b"], names["blue"] == "a")
         )
+        return attachment(text, "application/x-go-sgf", f"trapy-web-{session.id}.sgf")
+
+    def position(body: dict[str, Any], session: GameSession):
+        node = take(body, "node", int, None)
+        return node, session.position(take(body, "ply", int, None), node)
 
     async def analyser(body: dict[str, Any], session: GameSession):
         spec = take(body, "evaluator", str)
@@ -226,19 +280,20 @@ def api_routes(store: SessionStore) -> list[Route]:
 
     async def evaluate_route(request: Request) -> Response:
         body = await read_body(request)
-        only(body, "evaluator", "ply")
+        only(body, "evaluator", "ply", "node")
         session = game(request)
-        state = session.position(take(body, "ply", int, None))
+        node, state = position(body, session)
         evaluator, _ = await analyser(body, session)
         answer = await run_in_threadpool(evaluate, evaluator, state)
-        return JSONResponse({**answer, "ply": state.move_count})
+        return JSONResponse({**answer, "ply": state.move_count, "node": node})
 
     async def values(request: Request) -> Response:
         body = await read_body(request)
         only(body, "evaluator")
         session = game(request)
         evaluator, _ = await analyser(body, session)
-        curve = await run_in_threadpool(value_curve, evaluator, session.state.copy())
+        end = session.tree.state(session.tree.line(session.node)[-1])
+        curve = await run_in_threadpool(value_curve, evaluator, end)
         return JSONResponse({"values_blue": curve})
 
     async def search(request: Request) -> Response:
@@ -254,14 +309,25 @@ def api_routes(store: SessionStore) -> list[Route]:
                 return JSONResponse(session.search.payload())
             raise ApiError(404, "no search has been started in this game")
         body = await read_body(request)
-        only(body, "evaluator", "simulations", "ply")
-        state = session.position(take(body, "ply", int, None))
+        only(body, "evaluator", "simulations", "ply", "node")
+        node, state = position(body, session)
         evaluator, settings = await analyser(body, session)
         total = take(body, "simulations", int, settings.num_simulations)
         if session.search is not None:
             session.search.cancel()  # one search a game: the newest wins
-        session.search = SearchJob(evaluator, settings, state, total)
+        session.search = SearchJob(evaluator, settings, state, total, node=node)
         return JSONResponse(session.search.payload(), status_code=202)
+
+    async def search_events(request: Request) -> Response:
+        session = game(request)
+        job = session.search
+        if job is None:
+            raise ApiError(404, "no search has been started in this game")
+        return StreamingResponse(
+            _events(session, job),
+            media_type="text/event-stream",
+            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+        )
 
     async def file_text(request: Request, what: str) -> str:
         """The body's one field, ``text``: a file's text."""
@@ -274,7 +340,7 @@ def api_routes(store: SessionStore) -> list[Route]:
 
     async def records(request: Request) -> Response:
         text = await file_text(request, "the record file's text")
-        return JSONResponse({"games": await run_in_threadpool(read_records, text)})
+        return JSONResponse({"games": await run_in_threadpool(read_game_file, text)})
 
     async def openings(request: Request) -> Response:
         text = await file_text(request, "the opening table's text (CSV)")
@@ -284,70 +350,58 @@ def api_routes(store: SessionStore) -> list[Route]:
     return [
         Route("/api/board", board),
         Route("/api/agents", agents),
+        Route("/api/games", games, methods=["GET"]),
         Route("/api/games", new_game, methods=["POST"]),
         Route(game_path, show),
+        Route(game_path + "/goto", goto, methods=["POST"]),
+        Route(game_path + "/players", players, methods=["POST"]),
         Route(game_path + "/move", move, methods=["POST"]),
         Route(game_path + "/swap", swap, methods=["POST"]),
         Route(game_path + "/undo", undo, methods=["POST"]),
         Route(game_path + "/resign", resign, methods=["POST"]),
         Route(game_path + "/agent-move", agent_move, methods=["POST"]),
         Route(game_path + "/record", record),
+        Route(game_path + "/sgf", sgf),
         Route(game_path + "/evaluate", evaluate_route, methods=["POST"]),
         Route(game_path + "/values", values, methods=["POST"]),
         Route(game_path + "/search", search, methods=["GET", "POST", "DELETE"]),
+        Route(game_path + "/search/events", search_events),
         Route("/api/records", records, methods=["POST"]),
         Route("/api/openings", openings, methods=["POST"]),
     ]
 
 
-def read_records(text: str) -> list[dict[str, Any]]:
-    """The games of a record file's text: ``trapy-play`` or ``trapy-eval`` JSON lines, one
-    JSON object or list of them, or GTP text (`trapy_rl.frontend.gtp_records`: ``showboard``'s
-    move lines or a session's commands); each replayed to check it.
-
-    Returns:
-        Per game: ``label`` (agents, winner, length) and ``record`` (as given).
-
-    Raises:
-        ValueError: naming the line or game that is not a valid record.
-    """
-    if text.lstrip().startswith(("{", "[")):
-        parsed = parse_records(_json_lines(text), source="record")
-    else:  # GTP text: its records are built, not parsed
-        parsed = records_from_gtp(text)
-    games = []
-    for index, record in enumerate(parsed):
-        if len(games) >= MAX_RECORDS:
-            break
-        side = record.get("side")
-        if isinstance(side, bool) or not isinstance(side, int):
-            raise ValueError(f"record {index + 1}: side must be an integer")
-        try:
-            state = replay_record(record, Board(side))
-        except (ValueError, TypeError) as error:
-            raise ValueError(f"record {index + 1}: {one_line(error)}") from None
-        blue = record.get("blue_agent", "?")
-        yellow = record.get("yellow_agent", "?")
-        result = f"{PLAYER_NAMES[state.winner]} won" if state.winner else "unfinished"
-        label = (
-            f"game {record.get('game', index)}: {blue} (blue) v {yellow} (yellow), "
-            f"{result} after {state.move_count} moves"
-        )
-        games.append({"label": label, "record": record})
-    if not games:
-        raise ValueError("the text holds no game records")
-    return games
-
-
-def _json_lines(text: str) -> list[str]:
-    """JSON lines, or one JSON object or list of them, as JSON lines."""
+async def _events(session: GameSession, job: SearchJob) -> AsyncIterator[str]:
+    """Server-sent events of ``job``: its payload each time it changes, until it ends or
+    another search replaces it. A watcher that leaves stops the search it watched."""
+    seen = -1
     try:
-        whole = json.loads(text)
-    except ValueError:
-        return text.splitlines()
-    if isinstance(whole, list):
-        return [json.dumps(item) for item in whole]
-    return [json.dumps(whole)]
+        while True:
+            payload = job.payload()
+            if payload["version"] != seen:
+                seen = payload["version"]
+                yield f"data: {json.dumps(payload)}\n\n"
+            if payload["status"] != "running" or session.search is not job:
+                return
+            await asyncio.sleep(EVENT_INTERVAL_S)
+    finally:  # the page left, or the stream ended: a search nobody watches is wasted time
+        job.cancel()
+
+
+def _tree_from_data(data: dict[str, Any], side: int) -> GameTree:
+    """A tree the page sent back (from `read_game_file`), every move checked again."""
+    try:
+        return GameTree.from_data(data, Board(side))
+    except (KeyError, TypeError, AttributeError):
+        raise ApiError(400, "field 'tree' must be a game tree: moves, parents, resigned") from None
+
+
+def _names(names: list | None) -> tuple[str, str, bool] | None:
+    if names is None:
+        return None
+    if len(names) != 3 or not all(isinstance(n, str) for n in names[:2]):
+        raise ApiError(400, "field 'names' must be [agent_a, agent_b, a_is_blue]")
+    return (names[0][:MAX_TEXT], names[1][:MAX_TEXT], bool(names[2]))
 
 
 def read_openings(text: str) -> dict[str, Any]:
@@ -389,6 +443,10 @@ async def _busy(request: Request, error: Exception) -> Response:
     return _json_error(409, one_line(error))
 
 
+async def _agent_failed(request: Request, error: Exception) -> Response:
+    return _json_error(502, one_line(error))
+
+
 async def _bad_input(request: Request, error: Exception) -> Response:
     return _json_error(400, one_line(error))
 
@@ -410,6 +468,7 @@ def error_handlers() -> dict[Any, Callable[[Request, Exception], Awaitable[Respo
     return {
         ApiError: _api_error,
         BusyError: _busy,
+        AgentFailedError: _agent_failed,
         ValueError: _bad_input,
         OSError: _bad_input,
         HTTPException: _http,

@@ -1,10 +1,14 @@
 """``trapy-web``: the web board's server (Starlette on uvicorn), on 127.0.0.1 unless asked.
 
-    trapy-web [--host 127.0.0.1] [--port 8000] [--side 10] [--agent random] [--evaluator SPEC]
+    trapy-web [--host 127.0.0.1] [--port 8000] [--side 10] [--agent SPEC] [--evaluator SPEC]
+              [--db FILE | --db :memory:] [--threads 1]
 
 It prints the address to open. The page (``static/``) and the API (`trapy_rl.web.api`) are
-one app; the only files it reads are the page's own and those an agent spec names.
-``--host`` other than a loopback address serves the whole network: only when asked.
+one app; the files it reads are the page's own, those an agent spec names and its database of
+games (`trapy_rl.web.storage`, by default in the user's data folder), which it writes after
+every change. ``--host`` other than a loopback address serves the whole network: only when
+asked. Searches run with ``--threads`` torch threads (default 1: on a shared machine more
+threads slow a search down instead of speeding it up).
 """
 
 from __future__ import annotations
@@ -15,6 +19,8 @@ import json
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
+
+import torch
 
 from trapy_rl.errors import MissingExtraError, reported
 
@@ -33,7 +39,9 @@ except ModuleNotFoundError as error:  # pragma: no cover - the extra is missing
 
 from trapy_rl.game.board import Board
 from trapy_rl.web.api import api_routes, error_handlers
+from trapy_rl.web.opponents import default_specs, warm_up
 from trapy_rl.web.sessions import SessionStore
+from trapy_rl.web.storage import MEMORY, default_database_path
 
 __all__ = ["STATIC", "create_app", "main"]
 
@@ -49,19 +57,21 @@ def create_app(
     evaluator: str = "uct:400,num_rollouts=4",
     allowed_hosts: list[str] | None = None,
     store: SessionStore | None = None,
+    db: str | Path = MEMORY,
 ) -> Starlette:
     """The web board's ASGI app.
 
     Args:
         side: the board side the page starts with.
-        agent: the opponent the page offers first (any agent spec).
+        agent: the opponent the page offers first (any agent spec; empty: none).
         evaluator: the analysis evaluator the page offers first (a spec with an evaluator).
         allowed_hosts: the Host headers answered (default: the loopback names), so that a
             page of another site cannot reach this server through its own domain name.
-        store: the games (default: a new `SessionStore`).
+        store: the games (default: a new `SessionStore` on ``db``).
+        db: the games' database file, or ``:memory:`` (default).
     """
     Board(side)  # a bad side fails now, not in the page
-    store = store if store is not None else SessionStore()
+    store = store if store is not None else SessionStore(db)
     defaults = json.dumps({"side": side, "agent": agent, "evaluator": evaluator})
     page = (STATIC / "index.html").read_text(encoding="utf-8")
     page = page.replace("{{DEFAULTS}}", defaults.replace("<", "\\u003c"))
@@ -100,11 +110,26 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     parser.add_argument("--side", type=int, default=10, help="the page's first board side")
-    parser.add_argument("--agent", default="random", help="the page's first opponent spec")
+    parser.add_argument(
+        "--agent",
+        default=None,
+        help="the page's first opponent spec (default: the shipped net at 200 simulations on "
+        "side 10, uct:1000 on other sides; '' for none)",
+    )
     parser.add_argument(
         "--evaluator",
-        default="uct:400,num_rollouts=4",
-        help="the page's first analysis spec: uct[:N], net:PATH, mcts:PATH:N or onnx:MODEL:N",
+        default=None,
+        help="the page's first analysis spec: uct[:N], net:PATH, mcts:PATH:N or onnx:MODEL:N "
+        "(default: the shipped net at 400 simulations on side 10, uct:400 on other sides)",
+    )
+    parser.add_argument(
+        "--db",
+        default=str(default_database_path()),
+        help=f"the games' database file (default {default_database_path()}; "
+        f"{MEMORY} keeps them in memory only)",
+    )
+    parser.add_argument(
+        "--threads", type=int, default=1, help="torch threads for searches (default 1)"
     )
     args = parser.parse_args(argv)
     with reported(parser.prog):
@@ -112,12 +137,25 @@ def main(argv: list[str] | None = None) -> int:
 
         if not 0 <= args.port <= 65535:
             raise ValueError(f"--port must be from 0 to 65535, got {args.port}")
+        if args.threads < 1:
+            raise ValueError(f"--threads must be at least 1, got {args.threads}")
+        torch.set_num_threads(args.threads)
+        Board(args.side)  # a bad side fails before the defaults are looked up
+        agent, evaluator = default_specs(args.side)
+        agent = agent if args.agent is None else args.agent.strip()
+        evaluator = evaluator if args.evaluator is None else args.evaluator
         hosts = list(LOOPBACK) if args.host in LOOPBACK else ["*"]
         app = create_app(
-            side=args.side, agent=args.agent, evaluator=args.evaluator, allowed_hosts=hosts
+            side=args.side,
+            agent=agent,
+            evaluator=evaluator,
+            allowed_hosts=hosts,
+            db=args.db,
         )
+        warm_up([spec for spec in (agent, evaluator) if spec], args.side)
         shown = f"[{args.host}]" if ":" in args.host else args.host
         print(f"trapy-web: serving the board at http://{shown}:{args.port}/", flush=True)
+        print(f"trapy-web: games kept in {args.db}", flush=True)
         if args.host not in LOOPBACK:
             print(f"trapy-web: listening on {args.host}: reachable from other machines", flush=True)
         uvicorn.run(app, host=args.host, port=args.port, log_level="warning")

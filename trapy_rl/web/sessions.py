@@ -1,17 +1,22 @@
-"""The games of the page's tabs: one `GameSession` per tab, kept in a bounded `SessionStore`.
+"""The web board's games: each a `GameSession` (a tree of positions, the players, the position
+shown), all kept by a `SessionStore` in its `GameDatabase` and written after every change.
 
 A session is a game against an agent (the person plays ``human``, the agent the other colour)
-or, without an agent, a board where the page moves for both sides (analysis and review of a
-loaded record). Moves, undo and resignation follow `trapy_rl.frontend.human_game` (`takeback`,
-`game_record`), as ``trapy-play`` does, so a game here is recorded exactly as it records one.
+or, without an agent, a board where the page moves for both sides (analysis and review). The
+position shown (``node``) is where the next move is played: a move at an earlier position
+starts a variation (`trapy_rl.web.tree.GameTree`). Undo and resignation follow
+`trapy_rl.frontend.human_game` (`takeback`, `game_record`), as ``trapy-play`` does.
 
-Every mutation holds the session's lock; a request that finds it held (the agent is thinking)
-is refused with `BusyError` instead of waiting.
+Every change holds the session's lock; a request that finds it held (the agent is thinking) is
+refused with `BusyError` instead of waiting. No game is ever dropped: the store keeps the most
+recently used sessions in memory and reads any other from the database when it is asked for.
 
 >>> store = SessionStore()
 >>> session = store.create(side=3, human=BLUE, agent_spec="random", seed=0)
 >>> session.play("a1").state.move_count, session.agent_to_move
 (1, True)
+>>> store.get(session.id) is session
+True
 """
 
 from __future__ import annotations
@@ -20,21 +25,29 @@ import contextlib
 import secrets
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from trapy_rl.agents import Agent, parse_agent
 from trapy_rl.agents.moves import checked_move
-from trapy_rl.eval.records import make_record, replay_record
-from trapy_rl.frontend.human_game import HUMAN, game_record, takeback
+from trapy_rl.eval.records import make_record
+from trapy_rl.frontend.human_game import HUMAN, takeback
 from trapy_rl.game.board import Board
 from trapy_rl.game.render import last_move_cell
 from trapy_rl.game.state import BLUE, YELLOW, GameState, IllegalMoveError
+from trapy_rl.web.storage import MEMORY, GameDatabase
+from trapy_rl.web.tree import ROOT, GameTree
 
-__all__ = ["BusyError", "GameSession", "SessionStore", "UnknownGameError"]
+__all__ = [
+    "AgentFailedError",
+    "BusyError",
+    "GameSession",
+    "SessionStore",
+    "UnknownGameError",
+]
 
-MAX_SESSIONS = 64
-"""Games kept at once; the least recently used is dropped (and its search cancelled)."""
+MAX_CACHED = 64
+"""Sessions kept in memory; the others are read back from the database when asked for."""
 
 
 class BusyError(ValueError):
@@ -42,19 +55,27 @@ class BusyError(ValueError):
 
 
 class UnknownGameError(KeyError):
-    """No game has this id (never made, or dropped as the least recently used)."""
+    """No game has this id."""
+
+
+class AgentFailedError(RuntimeError):
+    """The agent raised instead of moving; the game is as it was before."""
 
 
 class GameSession:
-    """One tab's game.
+    """One game.
 
     Args:
+        game_id: the game's id (in the page's address).
         board: the board.
         human: the person's player, 1 (blue) or 2 (yellow); None: the page plays both sides.
-        agent: the opponent (with ``human``), or None.
+        agent_spec: the opponent's spec (with ``human``), or None.
         seed: the agent's seed, as recorded.
-        state: the starting game (default: the empty board).
+        tree: the positions (default: the empty board alone).
+        node: the position shown (default: the root).
         names: (agent_a, agent_b, a_is_blue) of a loaded record, recorded again as loaded.
+        agent: the agent built from ``agent_spec`` (default: built when first needed).
+        on_change: called with the session after every change (the store saves it).
     """
 
     def __init__(
@@ -63,58 +84,82 @@ class GameSession:
         board: Board,
         *,
         human: int | None,
-        agent: Agent | None,
+        agent_spec: str | None,
         seed: int | None,
-        state: GameState | None = None,
+        tree: GameTree | None = None,
+        node: int = ROOT,
         names: tuple[str, str, bool] | None = None,
+        agent: Agent | None = None,
+        on_change: Callable[[GameSession], None] | None = None,
     ) -> None:
         self.id = game_id
         self.board = board
-        self.human = human
-        self.agent = agent
+        self.human = human if agent_spec is not None else None
+        self.agent_spec = agent_spec
         self.seed = seed
-        self.state = state if state is not None else GameState(board)
+        self.tree = tree if tree is not None else GameTree(board)
+        self.node = self.tree.check(node)
         self.names = names
+        self._agent = agent
+        self._on_change = on_change
+        self._state = self.tree.state(self.node)
         self.lock = threading.Lock()
         self.search: Any = None  # the latest `trapy_rl.web.analysis.SearchJob`, if any
 
     # ------------------------------------------------------------------ queries
     @property
+    def state(self) -> GameState:
+        """The position shown (a copy is made by callers that change it)."""
+        return self._state
+
+    @property
+    def agent(self) -> Agent | None:
+        """The opponent, built from its spec when first needed (nets are cached by file)."""
+        if self._agent is None and self.agent_spec is not None:
+            self._agent = parse_agent(self.agent_spec, board=self.board, seed=self.seed)
+        return self._agent
+
+    @property
     def agent_to_move(self) -> bool:
         """Whether the next move is the agent's (never in a finished game)."""
-        return (
-            self.agent is not None and not self.state.is_over and self.state.to_move != self.human
-        )
+        state = self._state
+        return self.agent_spec is not None and not state.is_over and state.to_move != self.human
 
-    def position(self, ply: int | None = None) -> GameState:
-        """The game after its first ``ply`` moves (default: the current position).
+    def position(self, ply: int | None = None, node: int | None = None) -> GameState:
+        """The position at ``node``, or after the first ``ply`` moves of the line shown
+        (default: the position shown).
 
         Raises:
-            ValueError: for a ply outside 0..move_count.
+            ValueError: for a node or ply that is not in the game.
         """
-        state = self.state
+        if node is not None:
+            return self.tree.state(self.tree.check(node))
+        state = self._state
         if ply is None or ply == state.move_count:
             return state
-        if isinstance(ply, bool) or not isinstance(ply, int) or not 0 <= ply <= state.move_count:
+        path = self.tree.path(self.node)
+        if isinstance(ply, bool) or not isinstance(ply, int) or not 0 <= ply <= len(path) - 1:
             raise ValueError(f"ply must be an integer from 0 to {state.move_count}, got {ply!r}")
-        return GameState.from_moves(state.history[:ply], self.board)
+        return self.tree.state(path[ply])
 
     def payload(self, ply: int | None = None) -> dict[str, Any]:
-        """The game as the page shows it, at ``ply`` (default: the current position).
+        """The game as the page shows it, at ``ply`` of the line shown (default: the position
+        shown).
 
         Returns:
-            A JSON-ready dict: ``id``, ``side``, ``moves`` (all the game's moves by name),
-            ``ply`` (the moves shown), ``stones`` [K] int (0 empty, 1 blue, 2 yellow),
+            A JSON-ready dict: ``id``, ``side``, ``node`` (the position shown), ``moves`` (the
+            moves to it by name), ``ply``, ``stones`` [K] int (0 empty, 1 blue, 2 yellow),
             ``to_move``, ``winner`` (0 while the game goes on), ``resigned``,
             ``winning_group`` (cells), ``last_cell`` (or null), ``swap_allowed``, ``human``,
-            ``agent`` (its name or null), ``agent_to_move``.
+            ``agent`` (its spec or null), ``agent_to_move``, ``tree`` (`GameTree.to_data`) and
+            ``line`` (the node ids of the line through the position shown).
         """
         shown = self.position(ply)
-        state = self.state
         return {
             "id": self.id,
             "side": self.board.side,
-            "moves": state.move_names(),
+            "node": self.node,
+            "moves": self._state.move_names(),
             "ply": shown.move_count,
             "stones": shown.stones.tolist(),
             "to_move": shown.to_move,
@@ -124,97 +169,197 @@ class GameSession:
             "last_cell": last_move_cell(shown.last_action, shown.stones, self.board),
             "swap_allowed": shown.swap_allowed,
             "human": self.human,
-            "agent": None if self.agent is None else self.agent.name,
+            "agent": self.agent_spec,
             "agent_to_move": self.agent_to_move,
+            "tree": self.tree.to_data(),
+            "line": self.tree.line(self.node),
+        }
+
+    def summary(self) -> dict[str, Any]:
+        """The game in the list of games: ``side``, ``human``, ``agent``, ``moves`` (along the
+        line shown), ``winner`` (at its end), ``positions`` (nodes in the tree)."""
+        end = self.tree.state(self.tree.line(self.node)[-1])
+        return {
+            "side": self.board.side,
+            "human": self.human,
+            "agent": self.agent_spec,
+            "moves": end.move_count,
+            "winner": end.winner,
+            "positions": len(self.tree),
         }
 
     # ------------------------------------------------------------------ changes
     @contextlib.contextmanager
-    def _locked(self) -> Iterator[None]:
+    def _changing(self) -> Iterator[None]:
+        """Hold the lock for a change, then save (only when the change succeeded)."""
         if not self.lock.acquire(blocking=False):
             raise BusyError("the agent is thinking; wait for its move")
         try:
             yield
+            self._state = self.tree.state(self.node)
+            if self._on_change is not None:
+                self._on_change(self)
         finally:
             self.lock.release()
 
+    def goto(self, node: int) -> GameSession:
+        """Show the position at ``node`` (where the next move is played)."""
+        with self._changing():
+            self.node = self.tree.check(node)
+        return self
+
     def play(self, move: str) -> GameSession:
-        """The page's move (a cell name or ``swap``), refused on the agent's turn."""
-        with self._locked():
+        """The page's move (a cell name or ``swap``) at the position shown, refused on the
+        agent's turn; at an earlier position it starts a variation."""
+        with self._changing():
             if self.agent_to_move:
                 raise BusyError("it is the agent's turn, not yours")
-            self.state.play(move)
+            self.node = self.tree.add(self.node, move)
         return self
 
     def agent_move(self) -> str:
-        """Let the agent play its move (blocking while it thinks); returns the move's name."""
-        with self._locked():
-            if self.agent is None:
+        """Let the agent play its move at the position shown (blocking while it thinks);
+        returns the move's name.
+
+        Raises:
+            AgentFailedError: when the agent raises (the game is unchanged; the agent is built
+                again for the next move).
+        """
+        with self._changing():
+            if self.agent_spec is None:
                 raise BusyError("this game has no agent: both sides are played on the page")
             if not self.agent_to_move:
                 raise BusyError("it is not the agent's turn")
-            action = checked_move(self.agent, self.state)
-            self.state.play(action)
+            try:
+                action = checked_move(self.agent, self._state.copy())
+            except Exception as error:
+                self._agent = None
+                raise AgentFailedError(
+                    f"the agent {self.agent_spec!r} failed ({type(error).__name__}: {error}); "
+                    "the game is as it was"
+                ) from None
+            self.node = self.tree.add(self.node, action)
         return self.board.action_name(action)
+
+    def set_players(self, human: int | None, agent_spec: str | None) -> GameSession:
+        """Play on from the position shown against ``agent_spec`` (the person plays
+        ``human``), or with no agent, both sides on the page.
+
+        Raises:
+            ValueError: for a bad spec or player.
+        """
+        agent = None
+        if agent_spec is not None:
+            if human not in (BLUE, YELLOW):
+                raise ValueError(f"human must be 1 (blue) or 2 (yellow), got {human!r}")
+            agent = parse_agent(agent_spec, board=self.board, seed=self.seed)
+        with self._changing():
+            self.agent_spec, self._agent = agent_spec, agent
+            self.human = human if agent_spec is not None else None
+        return self
 
     def undo(self) -> list[str]:
         """Take back the page's last move (and the agent's replies); returns the moves taken.
 
         Against an agent this is `trapy_rl.frontend.human_game.takeback` of the person's last
-        move; without one, the last move. Undoing a resignation takes back the resignation alone.
+        move; without one, the last move. Undoing a resignation takes back the resignation
+        alone. Moves taken back leave the tree unless a variation hangs from them.
         """
-        with self._locked():
-            state = self.state
-            if state.resigned:
-                previous: GameState | None = GameState.from_moves(state.history, self.board)
-            elif self.human is None:
-                previous = GameState.from_moves(state.history[:-1], self.board)
-                previous = previous if state.history else None
+        with self._changing():
+            state, tree = self._state, self.tree
+            if self.node in tree.resigned:
+                del tree.resigned[self.node]
+                return []
+            if self.human is None:
+                previous = state.move_count - 1 if state.history else None
             else:
-                previous = takeback(state, self.human)
+                back = takeback(state, self.human)
+                previous = None if back is None else back.move_count
             if previous is None:
                 raise IllegalMoveError("undo: nothing to take back")
-            taken = state.move_names()[previous.move_count :]
-            self.state = previous
+            taken = state.move_names()[previous:]
+            top = tree.path(self.node)[previous]
+            tree.remove_leaf_chain(top, self.node)
+            self.node = top
         return taken
 
     def resign(self) -> GameSession:
-        """The person resigns (without an agent: the player to move)."""
-        with self._locked():
-            self.state.resign(self.human)
+        """The person resigns (without an agent: the player to move) at the position shown."""
+        with self._changing():
+            self.tree.resign(self.node, self.human or self._state.to_move)
         return self
 
     def record(self) -> dict:
-        """The finished game's record in the format of ``trapy-play`` and the arena.
-
-        Raises:
-            ValueError: while the game goes on.
-        """
-        state = self.state
-        if self.agent is not None and self.human is not None:
-            return game_record(state, agent_name=self.agent.name, human=self.human, seed=self.seed)
-        if not state.is_over:
-            raise ValueError("only a finished game has a record")
-        agent_a, agent_b, a_is_blue = self.names or (HUMAN, HUMAN, True)
-        return make_record(
+        """The record of the line shown, in the format of ``trapy-play`` and the arena;
+        an unfinished game has ``winner`` 0 and ``winner_agent`` null."""
+        state = self.tree.state(self.tree.line(self.node)[-1])
+        if self.agent_spec is not None and self.human is not None:
+            names = (self.agent_spec, HUMAN, self.human != BLUE)
+        else:
+            names = self.names or (HUMAN, HUMAN, True)
+        record = make_record(
             moves=state.move_names(),
             winner=state.winner,
             side=self.board.side,
-            agent_a=agent_a,
-            agent_b=agent_b,
-            a_is_blue=a_is_blue,
+            agent_a=names[0],
+            agent_b=names[1],
+            a_is_blue=names[2],
             seed=self.seed,
             resigned=state.resigned,
+        )
+        if not state.winner:
+            record["winner_agent"] = None  # unfinished
+        return record
+
+    # ------------------------------------------------------------------ storage
+    def to_data(self) -> dict[str, Any]:
+        """The whole game, JSON-ready, as the database keeps it."""
+        return {
+            "side": self.board.side,
+            "human": self.human,
+            "agent": self.agent_spec,
+            "seed": self.seed,
+            "names": list(self.names) if self.names else None,
+            "node": self.node,
+            "tree": self.tree.to_data(),
+        }
+
+    @classmethod
+    def from_data(
+        cls, game_id: str, data: dict[str, Any], on_change: Callable[[GameSession], None]
+    ) -> GameSession:
+        """The game `to_data` wrote (its agent built again when first needed)."""
+        board = Board(data["side"])
+        names = data.get("names")
+        return cls(
+            game_id,
+            board,
+            human=data.get("human"),
+            agent_spec=data.get("agent"),
+            seed=data.get("seed"),
+            tree=GameTree.from_data(data["tree"], board),
+            node=data.get("node", ROOT),
+            names=tuple(names) if names else None,
+            on_change=on_change,
         )
 
 
 class SessionStore:
-    """The games of all tabs by id, at most `MAX_SESSIONS`, least recently used dropped."""
+    """All games by id, in a `GameDatabase`; the `MAX_CACHED` most recently used in memory.
 
-    def __init__(self, *, max_sessions: int = MAX_SESSIONS) -> None:
-        self.max_sessions = max_sessions
+    Args:
+        db: the database file, or ``:memory:`` (default).
+    """
+
+    def __init__(self, db: str | GameDatabase = MEMORY, *, max_cached: int = MAX_CACHED) -> None:
+        self.db = db if isinstance(db, GameDatabase) else GameDatabase(db)
+        self.max_cached = max_cached
         self._sessions: OrderedDict[str, GameSession] = OrderedDict()
         self._lock = threading.Lock()
+
+    def save(self, session: GameSession) -> None:
+        """Write ``session`` to the database."""
+        self.db.save(session.id, session.summary(), session.to_data())
 
     def create(
         self,
@@ -223,48 +368,40 @@ class SessionStore:
         human: int | None = BLUE,
         agent_spec: str | None = None,
         seed: int | None = None,
-        record: dict | None = None,
+        tree: GameTree | None = None,
+        node: int | None = None,
+        names: tuple[str, str, bool] | None = None,
     ) -> GameSession:
         """A new game: against ``agent_spec`` (``human`` is the person's player), or with no
-        agent, both sides played on the page; or a loaded ``record``, replayed (no agent).
+        agent, both sides played on the page; from ``tree`` (a loaded record) at ``node``
+        (default: the end of its main line), or the empty board.
 
         Raises:
-            ValueError: for a bad side, spec, player or record (naming it).
+            ValueError: for a bad side, spec or player (naming it).
         """
         board = Board(side)
-        state, names = None, None
-        if record is not None:
-            if agent_spec is not None:
-                raise ValueError("a loaded record is replayed without an agent")
-            state = replay_record(record, board)
-            names = (
-                str(record.get("agent_a", HUMAN)),
-                str(record.get("agent_b", HUMAN)),
-                record.get("blue", "a") == "a",
-            )
-            human = None
         agent = None
         if agent_spec is not None:
             if human not in (BLUE, YELLOW):
                 raise ValueError(f"human must be 1 (blue) or 2 (yellow), got {human!r}")
             agent = parse_agent(agent_spec, board=board, seed=seed)
-        else:
-            human = None
+        tree = tree if tree is not None else GameTree(board)
+        if tree.board is not board:
+            raise ValueError(f"the game is for side {tree.board.side}, not side {side}")
         session = GameSession(
             secrets.token_hex(8),
             board,
             human=human,
-            agent=agent,
+            agent_spec=agent_spec,
             seed=seed,
-            state=state,
+            tree=tree,
+            node=tree.line(ROOT)[-1] if node is None else node,
             names=names,
+            agent=agent,
+            on_change=self.save,
         )
-        with self._lock:
-            self._sessions[session.id] = session
-            while len(self._sessions) > self.max_sessions:
-                _, dropped = self._sessions.popitem(last=False)
-                if dropped.search is not None:
-                    dropped.search.cancel()
+        self.save(session)
+        self._remember(session)
         return session
 
     def get(self, game_id: str) -> GameSession:
@@ -275,13 +412,37 @@ class SessionStore:
         """
         with self._lock:
             session = self._sessions.get(game_id)
-            if session is None:
-                raise UnknownGameError(game_id)
-            self._sessions.move_to_end(game_id)
-            return session
+            if session is not None:
+                self._sessions.move_to_end(game_id)
+                return session
+        data = self.db.load(game_id)
+        if data is None:
+            raise UnknownGameError(game_id)
+        session = GameSession.from_data(game_id, data, self.save)
+        with self._lock:  # another request may have read it meanwhile: keep one
+            session = self._sessions.setdefault(game_id, session)
+        self._remember(session)
+        return session
+
+    def _remember(self, session: GameSession) -> None:
+        """Keep ``session`` in memory, forgetting the least recently used idle ones."""
+        with self._lock:
+            self._sessions[session.id] = session
+            self._sessions.move_to_end(session.id)
+            for old_id in list(self._sessions):
+                if len(self._sessions) <= self.max_cached:
+                    break
+                old = self._sessions[old_id]
+                busy = old.lock.locked() or (old.search is not None and old.search.running)
+                if not busy:  # saved already: forgetting it loses nothing
+                    del self._sessions[old_id]
+
+    def games(self, limit: int = 200) -> list[dict[str, Any]]:
+        """The most recently changed games first (`GameDatabase.list`)."""
+        return self.db.list(limit)
 
     def __len__(self) -> int:
-        return len(self._sessions)
+        return len(self.db.list(10**9))
 
     def close(self) -> None:
         """Cancel every search (at shutdown)."""

@@ -1,11 +1,18 @@
-// The page: one game per tab through the JSON API, analysis on demand, records replayed.
+// The page: a game tree through the JSON API, its id in the address (a reload resumes it), its
+// variations navigable, analysis on demand or live (server-sent events), files opened and saved.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
 const PLAYER = { 1: "blue", 2: "yellow" };
 const defaults = JSON.parse($("defaults").textContent);
-const page = { geometry: null, game: null, view: 0, shown: null, analysis: null, curve: null, poll: null, busy: false, openings: null };
+const SETTINGS = "trapy-web-settings";
+const LIVE_SIMULATIONS = 200000;  // a live search runs until stopped or the position changes
+const page = {
+  geometry: null, game: null, analysis: null, curve: null, busy: false, loading: "",
+  token: 0, events: null, live: false, openings: null, records: null, presets: [],
+};
 
+// ------------------------------------------------------------------ the server
 async function api(method, path, body) {
   const options = { method, headers: {} };
   if (method !== "GET" && method !== "DELETE") {
@@ -14,7 +21,11 @@ async function api(method, path, body) {
   }
   const answer = await fetch(path, options);
   const data = await answer.json().catch(() => ({ error: `HTTP ${answer.status}` }));
-  if (!answer.ok) throw new Error(data.error || `HTTP ${answer.status}`);
+  if (!answer.ok) {
+    const error = new Error(data.error || `HTTP ${answer.status}`);
+    error.status = answer.status;
+    throw error;
+  }
   return data;
 }
 
@@ -25,133 +36,114 @@ async function guarded(action) {
   try { await action(); } catch (error) { showError(error); }
 }
 
-const latest = () => page.view === page.game.moves.length;
-const pageToMove = (game) => !game.winner && !game.agent_to_move;
+const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
+const gamePath = (suffix = "") => `/api/games/${page.game.id}${suffix}`;
 
+// ------------------------------------------------------------------ settings, kept per browser
+function saveSettings() {
+  const settings = {
+    side: $("side").value, colour: $("colour").value, agent: $("agent").value,
+    evaluator: $("evaluator").value, simulations: $("simulations").value,
+    heat: document.querySelector("input[name=heat]:checked").value, live: page.live,
+    game: page.game ? page.game.id : null,
+  };
+  try { localStorage.setItem(SETTINGS, JSON.stringify(settings)); } catch (error) { /* private mode */ }
+}
+
+function loadSettings() {
+  let saved = {};
+  try { saved = JSON.parse(localStorage.getItem(SETTINGS) || "{}") || {}; } catch (error) { saved = {}; }
+  $("side").value = saved.side || defaults.side;
+  $("colour").value = saved.colour || "blue";
+  $("agent").value = saved.agent !== undefined ? saved.agent : defaults.agent;
+  $("evaluator").value = saved.evaluator || defaults.evaluator;
+  $("simulations").value = saved.simulations || 400;
+  const heat = document.querySelector(`input[name=heat][value=${saved.heat || "none"}]`);
+  if (heat) heat.checked = true;
+  page.live = !!saved.live;
+  return saved;
+}
+
+// ------------------------------------------------------------------ the tree
+// Each node's children, the main continuation first (ids grow with the order they were made).
+function children(game, node) {
+  if (!game.children) {
+    game.children = game.tree.parents.map(() => []);
+    game.tree.parents.forEach((parent, child) => { if (parent >= 0) game.children[parent].push(child); });
+  }
+  return game.children[node];
+}
+
+function siblings(game, node) {
+  return node === 0 ? [0] : children(game, game.tree.parents[node]);
+}
+
+// ------------------------------------------------------------------ games
 async function loadGeometry(side) {
   if (!page.geometry || page.geometry.side !== side) page.geometry = await api("GET", `/api/board?side=${side}`);
 }
 
 async function setGame(game) {
   await loadGeometry(game.side);
-  if (!page.game || page.game.id !== game.id || page.game.moves.length !== game.moves.length) {
-    page.analysis = null;
-  }
+  const moved = !page.game || page.game.id !== game.id || page.game.node !== game.node;
+  if (moved) page.analysis = null;
+  if (page.game && page.game.id !== game.id) page.curve = null;
   page.game = game;
-  page.view = game.moves.length;
-  page.shown = game;
+  const address = `${location.pathname}?game=${game.id}`;
+  if (location.search !== `?game=${game.id}`) history.replaceState(null, "", address);
+  saveSettings();
   render();
+  if (moved) refreshLive();
 }
 
-async function showPly(ply) {
-  const game = page.game;
-  ply = Math.max(0, Math.min(ply, game.moves.length));
-  page.view = ply;
-  page.shown = ply === game.moves.length ? game : await api("GET", `/api/games/${game.id}?ply=${ply}`);
-  page.analysis = null;
-  render();
-}
-
-function statusText(game, shown) {
-  if (shown.winner) {
-    const how = shown.resigned ? "by resignation" : `in ${shown.ply} moves`;
-    return `${PLAYER[shown.winner]} wins ${how}`;
-  }
-  if (shown.ply !== game.moves.length) return `move ${shown.ply + 1}: ${PLAYER[shown.to_move]} to move (reviewing)`;
-  if (page.busy) return `${game.agent} is thinking…`;
-  const who = game.agent === null ? "" : game.agent_to_move ? ` (${game.agent})` : " (you)";
-  return `move ${shown.ply + 1}: ${PLAYER[shown.to_move]} to move${who}`;
-}
-
-function heat() {
-  const analysis = page.analysis;
-  const mode = document.querySelector("input[name=heat]:checked").value;
-  if (mode === "openings") return openingHeat();
-  if (!analysis) return null;
-  const format = (v, digits) => (v === null || v === undefined ? "" : v.toFixed(digits));
-  const marks = {};
-  (analysis.pv || []).forEach((name, i) => {
-    const cell = page.geometry.names.indexOf(name);
-    if (cell >= 0 && marks[cell] === undefined) marks[cell] = String(i + 1);
-  });
-  if (mode === "policy" && analysis.policy) {
-    const cells = analysis.policy.slice(0, page.geometry.num_cells);
-    return { values: cells, labels: cells.map((p) => (p === null ? "" : Math.round(100 * p))), marks };
-  }
-  if (mode === "visits" && analysis.visits) {
-    const cells = analysis.visits.slice(0, page.geometry.num_cells).map((v) => (v ? v : null));
-    // Colour by the square root: a few cells take most visits, and the rest should still show.
-    const shades = cells.map((v) => (v === null ? null : Math.sqrt(v)));
-    return { values: shades, labels: cells.map((v) => (v ? String(v) : "")), marks };
-  }
-  if (mode === "q" && analysis.q) {
-    const cells = analysis.q.slice(0, page.geometry.num_cells);
-    return { values: cells, labels: cells.map((q) => format(q, 2)), marks };
-  }
-  return { values: null, labels: null, marks };
-}
-
-function render() {
-  const game = page.game, shown = page.shown, geometry = page.geometry;
-  drawBoard($("board"), geometry, shown, heat(), onCell, (cell) => { $("hover").textContent = geometry.names[cell]; });
-  const status = $("status");
-  status.textContent = statusText(game, shown);
-  status.className = shown.winner ? "over" : "";
-  $("swap").hidden = !(latest() && shown.swap_allowed && pageToMove(game) && !page.busy);
-  $("undo").disabled = page.busy || game.moves.length === 0;
-  $("resign").disabled = page.busy || !!game.winner;
-  const download = $("download");
-  download.classList.toggle("disabled", !game.winner);
-  download.href = game.winner ? `/api/games/${game.id}/record` : "#";
-  $("ply-label").textContent = `move ${page.view} / ${game.moves.length}`;
-  const list = $("move-list");
-  list.replaceChildren(...game.moves.map((move, i) => {
-    const item = document.createElement("li");
-    item.textContent = move;
-    item.className = i + 1 === page.view ? "current" : "";
-    item.addEventListener("click", () => guarded(() => showPly(i + 1)));
-    return item;
-  }));
-  const analysis = page.analysis;
-  if (analysis && analysis.value_blue !== undefined) {
-    const share = ((analysis.value_blue + 1) / 2 * 100).toFixed(1);
-    $("value").textContent = `Value: ${analysis.value_blue.toFixed(3)} for blue (blue wins ${share}%)`;
-  } else if (!analysis) {
-    $("value").textContent = "Value: –";
-  }
-  $("pv").textContent = analysis && analysis.pv ? `Line: ${analysis.pv.join(" ") || "–"}` : "Line: –";
-  drawPlot();
-}
-
-async function onCell(cell) {
-  const game = page.game;
-  if (page.busy || !latest() || !pageToMove(game) || game.stones[cell]) return;
-  await guarded(async () => {
-    await setGame(await api("POST", `/api/games/${game.id}/move`, { move: page.geometry.names[cell] }));
-    await agentReply();
-  });
-}
-
-async function agentReply() {
-  while (page.game.agent_to_move) {
-    page.busy = true;
-    render();
-    try {
-      const game = await api("POST", `/api/games/${page.game.id}/agent-move`, {});
-      page.busy = false;
-      await setGame(game);
-    } finally {
-      page.busy = false;
-    }
-  }
-  render();
+async function openGame(id) {
+  const token = ++page.token;
+  page.busy = false;
+  const game = await api("GET", `/api/games/${id}`);
+  if (token !== page.token) return;
+  await setGame(game);
+  await agentReply(token);
 }
 
 async function newGame(body) {
-  stopPolling();
+  const token = ++page.token;
+  stopEvents();
+  page.busy = false;
   page.curve = null;
-  await setGame(await api("POST", "/api/games", body));
-  await agentReply();
+  page.loading = body.agent ? `loading ${body.agent}…` : "";
+  render();
+  let game;
+  try {
+    game = await api("POST", "/api/games", body);
+  } finally {
+    if (token === page.token) { page.loading = ""; render(); }
+  }
+  if (token !== page.token) return;  // another game was asked for meanwhile
+  await setGame(game);
+  refreshGames();
+  await agentReply(token);
+}
+
+// The agent's moves while it is to move in the game of `token` (a newer game ends the loop:
+// the old game's reply is saved by the server but no longer shown).
+async function agentReply(token) {
+  while (token === page.token && page.game.agent_to_move && !page.game.winner) {
+    page.busy = true;
+    render();
+    let game;
+    try {
+      game = await api("POST", gamePath("/agent-move"), {});
+    } catch (error) {
+      if (error.status !== 409) throw error;
+      await sleep(500);  // still thinking on an earlier request (a reload): wait for it
+      game = await api("GET", gamePath());
+    } finally {
+      if (token === page.token) page.busy = false;
+    }
+    if (token !== page.token) return;
+    await setGame(game);
+  }
+  render();
 }
 
 function gameSettings() {
@@ -159,55 +151,302 @@ function gameSettings() {
   return { side: Number($("side").value), human: $("colour").value, agent: agent || null };
 }
 
+async function refreshGames() {
+  const answer = await api("GET", "/api/games");
+  const when = (t) => new Date(t * 1000).toLocaleString([], { dateStyle: "short", timeStyle: "short" });
+  $("games").replaceChildren(...answer.games.map((game) => {
+    const option = document.createElement("option");
+    option.value = game.id;
+    const result = game.winner ? `${PLAYER[game.winner]} won` : "unfinished";
+    option.textContent = `${when(game.updated)}: side ${game.side}, ${game.agent || "both sides"}, ${game.moves} moves, ${result}`;
+    option.selected = page.game && game.id === page.game.id;
+    return option;
+  }));
+}
+
+// ------------------------------------------------------------------ moves and navigation
+async function onCell(cell) {
+  const game = page.game;
+  if (page.busy || page.loading || game.winner || game.agent_to_move || game.stones[cell]) return;
+  const token = page.token;
+  await guarded(async () => {
+    const answer = await api("POST", gamePath("/move"), { move: page.geometry.names[cell] });
+    if (token !== page.token) return;
+    await setGame(answer);
+    await agentReply(token);
+  });
+}
+
+async function goto(node) {
+  const game = page.game;
+  if (page.busy || node === undefined || node === game.node) return;
+  const token = page.token;
+  const answer = await api("POST", gamePath("/goto"), { node });
+  if (token === page.token) await setGame(answer);
+}
+
+function step(key) {
+  const game = page.game, line = game.line, here = line.indexOf(game.node);
+  if (key === "ArrowLeft") return goto(line[here - 1]);
+  if (key === "ArrowRight") return goto(line[here + 1]);
+  if (key === "Home") return goto(0);
+  if (key === "End") return goto(line[line.length - 1]);
+  if (key === "ArrowUp" || key === "ArrowDown") {
+    const others = siblings(game, game.node), at = others.indexOf(game.node);
+    return goto(others[at + (key === "ArrowUp" ? -1 : 1)]);
+  }
+  return null;
+}
+
+async function playFromHere() {
+  const token = page.token;
+  const settings = gameSettings();
+  page.loading = settings.agent ? `loading ${settings.agent}…` : "";
+  render();
+  let game;
+  try {
+    game = await api("POST", gamePath("/players"), { human: settings.human, agent: settings.agent });
+  } finally {
+    page.loading = "";
+    render();
+  }
+  if (token !== page.token) return;
+  await setGame(game);
+  await agentReply(token);
+}
+
+async function opponentMoves() {
+  await agentReply(page.token);
+}
+
+// ------------------------------------------------------------------ drawing
+function statusText(game) {
+  if (page.loading) return page.loading;
+  if (game.winner) {
+    const how = game.resigned ? "by resignation" : `in ${game.ply} moves`;
+    return `${PLAYER[game.winner]} wins ${how}`;
+  }
+  if (page.busy) return `${game.agent} is thinking…`;
+  const who = game.agent === null ? "" : game.agent_to_move ? ` (${game.agent})` : " (you)";
+  return `move ${game.ply + 1}: ${PLAYER[game.to_move]} to move${who}`;
+}
+
+function percent(p) {
+  const value = 100 * p;
+  return value >= 9.95 ? value.toFixed(0) : value.toFixed(1);
+}
+
+function heat() {
+  const analysis = page.analysis, game = page.game, geometry = page.geometry;
+  const mode = document.querySelector("input[name=heat]:checked").value;
+  if (mode === "openings") return openingHeat();
+  if (!analysis) return null;
+  const cells = geometry.num_cells;
+  const pv = (analysis.pv || []).map((name, i) => ({
+    cell: geometry.names.indexOf(name), number: i + 1,
+    player: i % 2 === 0 ? game.to_move : 3 - game.to_move,
+  })).filter((s) => s.cell >= 0);
+  if (mode === "policy" && analysis.policy) {
+    const policy = analysis.policy.slice(0, cells);
+    // A percentage only where it is not ~0: the rest of the board stays quiet.
+    const labels = policy.map((p) => (p === null || p < 0.005 ? "" : percent(p)));
+    return { values: policy, labels, pv, range: [0, Math.max(...policy.filter((p) => p !== null), 1e-9)] };
+  }
+  if (mode === "visits" && analysis.visits) {
+    const visits = analysis.visits.slice(0, cells).map((v) => (v ? v : null));
+    const ranked = visits.map((v, cell) => [v || 0, cell]).sort((a, b) => b[0] - a[0]);
+    const top = new Set(ranked.slice(0, 8).filter(([v]) => v > 0).map(([, cell]) => cell));
+    const labels = visits.map((v, cell) => {
+      if (!v) return "";
+      const q = analysis.q && analysis.q[cell];
+      // The win rate of the player to move, from Q in [-1, 1], for the top moves.
+      const sub = top.has(cell) && q !== null && q !== undefined ? `${percent((q + 1) / 2)}%` : undefined;
+      return { text: String(v), sub };
+    });
+    // Colour by the square root: a few cells take most visits, and the rest should still show.
+    return { values: visits.map((v) => (v === null ? null : Math.sqrt(v))), labels, pv };
+  }
+  if (mode === "q" && analysis.q) {
+    const q = analysis.q.slice(0, cells);
+    return { values: q, labels: q.map((x) => (x === null ? "" : x.toFixed(2))), pv };
+  }
+  return { values: null, labels: null, pv };
+}
+
+function render() {
+  const game = page.game, geometry = page.geometry;
+  if (!game || !geometry) {
+    $("status").textContent = page.loading;
+    $("spinner").hidden = !page.loading;
+    return;
+  }
+  drawBoard($("board"), geometry, game, heat(), onCell, (cell) => { $("hover").textContent = geometry.names[cell]; });
+  const status = $("status");
+  status.textContent = statusText(game);
+  status.className = game.winner ? "over" : "";
+  $("spinner").hidden = !(page.busy || page.loading);
+  const idle = !page.busy && !page.loading;
+  $("swap").hidden = !(game.swap_allowed && !game.agent_to_move && idle);
+  $("undo").disabled = !idle || (game.moves.length === 0 && !game.resigned);
+  $("resign").disabled = !idle || !!game.winner;
+  $("agent-move").disabled = !idle || !game.agent_to_move;
+  $("play-here").disabled = !idle || !!game.winner;
+  for (const id of ["first", "prev"]) $(id).disabled = !idle || game.node === 0;
+  const line = game.line, here = line.indexOf(game.node);
+  for (const id of ["next", "last"]) $(id).disabled = !idle || here === line.length - 1;
+  $("download").href = gamePath("/record");
+  $("download-sgf").href = gamePath("/sgf");
+  $("ply-label").textContent = `move ${game.moves.length} / ${line.length - 1}`;
+  renderMoves(game);
+  renderValue();
+  $("pv").textContent = page.analysis && page.analysis.pv ? `Line: ${page.analysis.pv.join(" ") || "–"}` : "Line: –";
+  drawPlot();
+}
+
+function renderMoves(game) {
+  const line = game.line;
+  $("move-list").replaceChildren(...line.slice(1).map((node) => {
+    const item = document.createElement("li");
+    item.textContent = game.tree.moves[node];
+    item.dataset.node = node;
+    item.className = (node === game.node ? "current " : "") + (siblings(game, node).length > 1 ? "branch" : "");
+    item.addEventListener("click", () => guarded(() => goto(node)));
+    return item;
+  }));
+  const onLine = new Set(line);
+  const branches = [];
+  game.tree.parents.forEach((_, node) => {
+    const next = children(game, node);
+    if (next.length < 2) return;
+    const item = document.createElement("li");
+    item.append(node === 0 ? "move 1: " : `after ${pathLength(game, node)}. ${game.tree.moves[node]}: `);
+    for (const child of next) {
+      const button = document.createElement("button");
+      button.textContent = game.tree.moves[child];
+      button.dataset.node = child;
+      if (onLine.has(child)) button.className = "on-line";
+      button.addEventListener("click", () => guarded(() => goto(child)));
+      item.append(button);
+    }
+    branches.push(item);
+  });
+  $("variations").replaceChildren(...branches);
+}
+
+function pathLength(game, node) {
+  let length = 0;
+  for (let n = node; n > 0; n = game.tree.parents[n]) length++;
+  return length;
+}
+
+function renderValue() {
+  const analysis = page.analysis;
+  const value = analysis && analysis.value_blue !== undefined ? analysis.value_blue : null;
+  if (value === null) {
+    $("value").textContent = "Value: –";
+    $("value-blue").style.width = "50%";
+    $("value-text").textContent = "";
+    return;
+  }
+  const share = ((value + 1) / 2) * 100;
+  $("value").textContent = `Value: ${value.toFixed(3)} for blue (blue wins ${share.toFixed(1)}%)`;
+  $("value-blue").style.width = `${share}%`;
+  $("value-text").textContent = `blue ${share.toFixed(1)}% – yellow ${(100 - share).toFixed(1)}%`;
+}
+
 // ------------------------------------------------------------------ analysis
-function stopPolling() {
-  if (page.poll) clearInterval(page.poll);
-  page.poll = null;
+function stopEvents() {
+  if (page.events) page.events.close();
+  page.events = null;
   $("cancel").disabled = true;
 }
 
+// Watch the game's search through server-sent events until it ends (or is replaced).
+function watchSearch(job, live) {
+  stopEvents();
+  const gameId = page.game.id;
+  $("cancel").disabled = false;
+  const update = (job) => {
+    $("progress").max = job.total;
+    $("progress").value = live ? 0 : job.done;
+    if (!page.game || page.game.id !== gameId || job.node !== page.game.node) return;
+    if (job.result) {
+      page.analysis = { ...(page.analysis || {}), ...job.result, value_blue: job.result.root_value_blue };
+      render();
+    }
+    const note = live
+      ? `live, ${job.done} simulations`
+      : { running: "searching", done: "search done", cancelled: "search cancelled", failed: `search failed: ${job.error}` }[job.status];
+    $("pv").textContent = `${$("pv").textContent} (${note}${live ? "" : `, ${job.done}/${job.total}`})`;
+    if (job.status === "failed") showError(`the search failed: ${job.error}`);
+  };
+  update(job);
+  const events = new EventSource(`/api/games/${gameId}/search/events`);
+  page.events = events;
+  events.onmessage = (message) => {
+    const state = JSON.parse(message.data);
+    update(state);
+    if (state.status !== "running" && page.events === events) stopEvents();
+  };
+  events.onerror = () => { if (page.events === events) stopEvents(); };  // no reconnecting
+}
+
+async function startSearch(simulations, live) {
+  const body = { evaluator: $("evaluator").value, simulations, node: page.game.node };
+  const job = await api("POST", gamePath("/search"), body);
+  const visits = document.querySelector("input[name=heat][value=visits]");
+  if (document.querySelector("input[name=heat]:checked").value === "none") visits.checked = true;
+  watchSearch(job, live);
+}
+
+async function search() {
+  setLive(false);
+  await startSearch(Number($("simulations").value), false);
+}
+
+async function cancelSearch() {
+  setLive(false);
+  stopEvents();
+  const state = await api("DELETE", gamePath("/search"));
+  $("progress").value = state.done;
+}
+
+function setLive(on) {
+  page.live = on;
+  $("live").setAttribute("aria-pressed", String(on));
+  $("live").textContent = on ? "Stop live analysis" : "Live analysis";
+  saveSettings();
+}
+
+async function toggleLive() {
+  if (page.live) {
+    setLive(false);
+    stopEvents();
+    await api("DELETE", gamePath("/search")).catch(() => null);
+    return;
+  }
+  setLive(true);
+  await refreshLive();
+}
+
+// A live analysis follows the position shown: a new position, a new search.
+async function refreshLive() {
+  if (!page.live || !page.game) return;
+  if (page.game.winner) { stopEvents(); return; }
+  await guarded(() => startSearch(LIVE_SIMULATIONS, true));
+}
+
 async function evaluate() {
-  const answer = await api("POST", `/api/games/${page.game.id}/evaluate`, { evaluator: $("evaluator").value, ply: page.view });
+  const answer = await api("POST", gamePath("/evaluate"), { evaluator: $("evaluator").value, node: page.game.node });
+  if (answer.node !== page.game.node) return;
   page.analysis = { ...(page.analysis || {}), ...answer };
   if (document.querySelector("input[name=heat]:checked").value === "none") document.querySelector("input[name=heat][value=policy]").checked = true;
   render();
 }
 
-async function search() {
-  stopPolling();
-  const body = { evaluator: $("evaluator").value, simulations: Number($("simulations").value), ply: page.view };
-  const job = await api("POST", `/api/games/${page.game.id}/search`, body);
-  const gameId = page.game.id, ply = page.view;
-  document.querySelector("input[name=heat][value=visits]").checked = true;
-  $("cancel").disabled = false;
-  const update = (job) => {
-    $("progress").max = job.total;
-    $("progress").value = job.done;
-    if (page.game.id !== gameId || page.view !== ply) return;
-    if (job.result) {
-      page.analysis = { ...(page.analysis || {}), ...job.result, value_blue: job.result.root_value_blue };
-      render();
-    }
-    const note = { running: "searching", done: "search done", cancelled: "search cancelled", failed: `search failed: ${job.error}` }[job.status];
-    $("pv").textContent = `${$("pv").textContent} (${note}, ${job.done}/${job.total})`;
-  };
-  update(job);
-  page.poll = setInterval(() => guarded(async () => {
-    const state = await api("GET", `/api/games/${gameId}/search`);
-    update(state);
-    if (state.status !== "running") stopPolling();
-  }), 250);
-}
-
-async function cancelSearch() {
-  const state = await api("DELETE", `/api/games/${page.game.id}/search`);
-  stopPolling();
-  $("progress").value = state.done;
-}
-
 async function plotValues() {
-  const answer = await api("POST", `/api/games/${page.game.id}/values`, { evaluator: $("evaluator").value });
-  page.curve = { id: page.game.id, values: answer.values_blue };
+  const answer = await api("POST", gamePath("/values"), { evaluator: $("evaluator").value });
+  page.curve = { id: page.game.id, line: page.game.line.slice(), values: answer.values_blue };
   drawPlot();
 }
 
@@ -223,7 +462,8 @@ function drawPlot() {
   const y = (v) => h / 2 - v * (h / 2 - pad);
   const line = curve.values.map((v, i) => `${x(i)},${y(v)}`).join(" ");
   svg("polyline", { points: line, fill: "none", stroke: page.geometry.palette.stones["1"], "stroke-width": 2 }, plot);
-  svg("line", { x1: x(page.view), x2: x(page.view), y1: pad / 2, y2: h - pad / 2, stroke: "#d62728", id: "plot-cursor" }, plot);
+  const at = curve.line.indexOf(page.game.node);
+  if (at >= 0) svg("line", { x1: x(at), x2: x(at), y1: pad / 2, y2: h - pad / 2, stroke: "#d62728", id: "plot-cursor" }, plot);
   const label = svg("text", { x: pad, y: 12, "font-size": 10 }, plot);
   label.textContent = "value for blue (+1 top, -1 bottom)";
 }
@@ -234,10 +474,11 @@ function plotClick(event) {
   const box = $("plot").getBoundingClientRect();
   const fraction = (event.clientX - box.left) / box.width;
   const n = curve.values.length - 1;
-  guarded(() => showPly(Math.round(((fraction * 300 - 10) / 280) * n)));
+  const index = Math.max(0, Math.min(n, Math.round(((fraction * 300 - 10) / 280) * n)));
+  guarded(() => goto(curve.line[index]));
 }
 
-// ------------------------------------------------------------------ records
+// ------------------------------------------------------------------ files
 async function readRecordFile() {
   const file = $("record-file").files[0];
   if (!file) return;
@@ -254,8 +495,8 @@ async function readRecordFile() {
 
 async function replay() {
   const chosen = page.records[Number($("record-games").value)];
-  await newGame({ record: chosen.record });
-  await showPly(0);
+  await newGame({ side: chosen.side, tree: chosen.tree, names: chosen.names });
+  await goto(0);
 }
 
 // ------------------------------------------------------------------ opening map
@@ -283,7 +524,7 @@ async function readOpeningsFile() {
 
 function showOpeningsTable() {
   const map = page.openings, names = page.geometry.names;
-  const percent = (x) => (x === null ? "" : (100 * x).toFixed(1));
+  const pct = (x) => (x === null ? "" : (100 * x).toFixed(1));
   const cells = map.rank.map((rank, cell) => [rank, cell]).sort((a, b) => a[0] - b[0]).slice(0, 10);
   const row = (tag, texts) => {
     const tr = document.createElement("tr");
@@ -294,42 +535,83 @@ function showOpeningsTable() {
     }
     return tr;
   };
-  const interval = (cell) => (map.low[cell] === null ? "" : `${percent(map.low[cell])}-${percent(map.high[cell])}`);
+  const interval = (cell) => (map.low[cell] === null ? "" : `${pct(map.low[cell])}-${pct(map.high[cell])}`);
   $("openings-table").replaceChildren(
     row("th", ["rank", "cell", "v %", "95% interval", "swap"]),
-    ...cells.map(([rank, cell]) => row("td", [rank, map.side === page.geometry.side ? names[cell] : cell, percent(map.v[cell]), interval(cell), map.swap[cell] ? "yes" : "no"])),
+    ...cells.map(([rank, cell]) => row("td", [rank, map.side === page.geometry.side ? names[cell] : cell, pct(map.v[cell]), interval(cell), map.swap[cell] ? "yes" : "no"])),
   );
 }
 
 // ------------------------------------------------------------------ wiring
+async function loadPresets() {
+  const answer = await api("GET", "/api/agents");
+  page.presets = answer.presets;
+  const option = (preset) => {
+    const node = document.createElement("option");
+    node.value = preset.spec;
+    node.label = preset.label;
+    return node;
+  };
+  $("agent-specs").replaceChildren(...answer.presets.map(option));
+  const searches = answer.presets.filter((p) => p.spec.startsWith("mcts:") || p.spec.startsWith("uct"));
+  $("evaluator-specs").replaceChildren(...searches.map(option));
+}
+
 function wire() {
   const on = (id, action) => $(id).addEventListener("click", () => guarded(action));
   on("new-game", () => newGame(gameSettings()));
-  on("swap", async () => { await setGame(await api("POST", `/api/games/${page.game.id}/swap`, {})); await agentReply(); });
-  on("undo", async () => setGame(await api("POST", `/api/games/${page.game.id}/undo`, {})));
-  on("resign", async () => setGame(await api("POST", `/api/games/${page.game.id}/resign`, {})));
-  on("first", () => showPly(0));
-  on("prev", () => showPly(page.view - 1));
-  on("next", () => showPly(page.view + 1));
-  on("last", () => showPly(page.game.moves.length));
+  on("swap", async () => {
+    const token = page.token;
+    await setGame(await api("POST", gamePath("/swap"), {}));
+    await agentReply(token);
+  });
+  on("undo", async () => setGame(await api("POST", gamePath("/undo"), {})));
+  on("resign", async () => setGame(await api("POST", gamePath("/resign"), {})));
+  on("agent-move", opponentMoves);
+  on("play-here", playFromHere);
+  on("first", () => step("Home"));
+  on("prev", () => step("ArrowLeft"));
+  on("next", () => step("ArrowRight"));
+  on("last", () => step("End"));
   on("evaluate", evaluate);
   on("search", search);
   on("cancel", cancelSearch);
+  on("live", toggleLive);
   on("plot-values", plotValues);
   on("replay", replay);
   $("plot").addEventListener("click", plotClick);
+  $("games").addEventListener("change", () => guarded(() => openGame($("games").value)));
   $("record-file").addEventListener("change", () => guarded(readRecordFile));
   $("openings-file").addEventListener("change", () => guarded(readOpeningsFile));
-  for (const radio of document.querySelectorAll("input[name=heat]")) radio.addEventListener("change", render);
+  for (const radio of document.querySelectorAll("input[name=heat]")) radio.addEventListener("change", () => { saveSettings(); render(); });
+  for (const id of ["side", "colour", "agent", "evaluator", "simulations"]) $(id).addEventListener("change", saveSettings);
   document.addEventListener("keydown", (event) => {
-    if (event.target.tagName === "INPUT") return;
-    if (event.key === "ArrowLeft") guarded(() => showPly(page.view - 1));
-    if (event.key === "ArrowRight") guarded(() => showPly(page.view + 1));
+    if (["INPUT", "SELECT", "TEXTAREA"].includes(event.target.tagName) || !page.game) return;
+    if (["ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown", "Home", "End"].includes(event.key)) {
+      event.preventDefault();
+      guarded(() => step(event.key));
+    }
   });
 }
 
-$("side").value = defaults.side;
-$("agent").value = defaults.agent;
-$("evaluator").value = defaults.evaluator;
-wire();
-guarded(() => newGame(gameSettings()));
+// The game in the address, else the last one this browser showed, else a new one: a reload
+// never starts a new game.
+async function start() {
+  const saved = loadSettings();
+  setLive(page.live);
+  wire();
+  await loadPresets();
+  const wanted = new URLSearchParams(location.search).get("game") || saved.game;
+  if (wanted) {
+    try {
+      await openGame(wanted);
+      await refreshGames();
+      return;
+    } catch (error) {
+      if (error.status !== 404) throw error;
+    }
+  }
+  await newGame(gameSettings());
+}
+
+guarded(start);

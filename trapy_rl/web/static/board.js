@@ -31,12 +31,37 @@ const luminance = (color) => {
   return (0.299 * m[0] + 0.587 * m[1] + 0.114 * m[2]) / 255;
 };
 
+// Room around the region bands for the coordinates, in cell widths.
+const COORD_PAD = 0.6;
+
+// Row numbers beside each row's first and last cell; the letters (diagonals, climbing up and
+// to the right from the bottom row) below the bottom row, down and left along their diagonal.
+function drawCoordinates(root, geometry) {
+  const rows = {};
+  geometry.names.forEach((name, cell) => {
+    const [, letters, digits] = name.match(/^([a-z]+)(\d+)$/);
+    const [x, y] = geometry.centers[cell];
+    const row = (rows[digits] = rows[digits] || { first: [x, y], last: [x, y] });
+    if (x < row.first[0]) row.first = [x, y];
+    if (x > row.last[0]) row.last = [x, y];
+    if (digits === "1") {
+      svg("text", { x: x - 0.58, y: -(y - 1.0), class: "coord" }, root).textContent = letters;
+    }
+  });
+  for (const [digits, row] of Object.entries(rows)) {
+    svg("text", { x: row.first[0] - 1.15, y: -row.first[1], class: "coord" }, root).textContent = digits;
+    svg("text", { x: row.last[0] + 1.15, y: -row.last[1], class: "coord" }, root).textContent = digits;
+  }
+}
+
 // Draw `position` (stones [K], winning_group, last_cell) on `root`, with an optional heatmap:
-// heat = {values: [K] numbers or null, labels: [K] strings or null, marks: {cell: text},
-// range: [lo, hi] of the colour scale (optional)}.
+// heat = {values: [K] numbers or null, labels: [K] (a string, or {text, sub} for two lines) or
+// null, marks: {cell: text}, range: [lo, hi] of the colour scale (optional),
+// pv: [{cell, number, player}] the principal variation's stones, drawn small above the labels}.
 function drawBoard(root, geometry, position, heat, onCell, onHover) {
   const [xMin, xMax, yMin, yMax] = geometry.box;
-  root.setAttribute("viewBox", `${xMin} ${-yMax} ${xMax - xMin} ${yMax - yMin}`);
+  const pad = COORD_PAD;
+  root.setAttribute("viewBox", `${xMin - pad} ${-yMax - pad / 2} ${xMax - xMin + 2 * pad} ${yMax - yMin + 1.5 * pad}`);
   root.replaceChildren();
   const palette = geometry.palette;
   geometry.bands.forEach((quads, region) => {
@@ -44,6 +69,7 @@ function drawBoard(root, geometry, position, heat, onCell, onHover) {
       svg("polygon", { points: points(quad), fill: palette.regions[region], class: "band" }, root);
     }
   });
+  drawCoordinates(root, geometry);
   const winning = new Set(position.winning_group || []);
   const values = heat && heat.values;
   const finite = values ? values.filter((v) => v !== null && Number.isFinite(v)) : [];
@@ -89,15 +115,32 @@ function drawBoard(root, geometry, position, heat, onCell, onHover) {
       stroke: { 0: "#d0021b", 1: "white", 2: "#222222" }[stone], "stroke-width": 0.05,
     }, root);
   }
+  const pvCells = new Set();
+  for (const step of (heat && heat.pv) || []) {  // small numbered stones in the upper part
+    if (pvCells.has(step.cell) || position.stones[step.cell]) continue;
+    pvCells.add(step.cell);
+    const [x, y] = geometry.centers[step.cell];
+    svg("circle", {
+      cx: x, cy: -y - 0.25, r: 0.17, fill: palette.stones[String(step.player)],
+      stroke: palette.stone_edges[String(step.player)], "stroke-width": 0.03, class: "pv",
+      "data-name": geometry.names[step.cell], "data-number": step.number,
+    }, root);
+    const number = svg("text", { x, y: -y - 0.25, class: "pv-number", fill: luminance(palette.stones[String(step.player)]) > 0.5 ? "#1a1a1a" : "white" }, root);
+    number.textContent = String(step.number);
+  }
   const labels = (heat && heat.labels) || [];
   const marks = (heat && heat.marks) || {};
   geometry.centers.forEach(([x, y], cell) => {
-    const text = marks[cell] !== undefined ? marks[cell] : labels[cell];
-    if (text === undefined || text === null || text === "") return;
+    let label = marks[cell] !== undefined ? marks[cell] : labels[cell];
+    if (label === undefined || label === null || label === "") return;
+    if (typeof label !== "object") label = { text: String(label) };
     const stone = position.stones[cell];
     const under = stone ? palette.stones[String(stone)] : faces[cell];
-    const node = svg("text", { x, y: -y, fill: luminance(under) > 0.5 ? "#1a1a1a" : "white" }, root);
+    const fill = luminance(under) > 0.5 ? "#1a1a1a" : "white";
+    const low = pvCells.has(cell) ? 0.12 : label.sub ? -0.06 : 0;  // below a line stone
+    const node = svg("text", { x, y: -y + low, fill }, root);
     if (marks[cell] !== undefined) node.setAttribute("font-weight", "bold");
-    node.textContent = text;
+    node.textContent = label.text;
+    if (label.sub) svg("text", { x, y: -y + low + 0.24, fill, class: "sub" }, root).textContent = label.sub;
   });
 }

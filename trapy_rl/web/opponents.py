@@ -1,0 +1,83 @@
+"""The opponents and evaluators the page offers by name, and the net loaded before it is asked.
+
+The shipped nets (`trapy_rl.pretrained`: ``pretrained``, ``pretrained_seed1``, side 10) come
+at a few strengths: the policy alone, and the search at 50, 200 and 800 simulations a move.
+The board's default opponent is the shipped net's search (`DEFAULT_AGENT`) on side 10, where
+the nets play; on other sides it is rollout search.
+
+>>> [p["spec"] for p in presets()][:2]
+['mcts:pretrained:200', 'net:pretrained']
+"""
+
+from __future__ import annotations
+
+import threading
+
+from trapy_rl.agents import parse_agent
+from trapy_rl.game.board import Board
+from trapy_rl.pretrained import pretrained_info, pretrained_names
+
+__all__ = [
+    "DEFAULT_AGENT",
+    "DEFAULT_EVALUATOR",
+    "OTHER_SIDE_AGENT",
+    "OTHER_SIDE_EVALUATOR",
+    "default_specs",
+    "presets",
+    "warm_up",
+]
+
+DEFAULT_AGENT = "mcts:pretrained:200"
+DEFAULT_EVALUATOR = "mcts:pretrained:400"
+OTHER_SIDE_AGENT = "uct:1000"
+OTHER_SIDE_EVALUATOR = "uct:400,num_rollouts=4"
+_STRENGTHS = (
+    ("net:{name}", "policy alone, instant"),
+    ("mcts:{name}:50", "50 simulations, quick"),
+    ("mcts:{name}:200", "200 simulations"),
+    ("mcts:{name}:800", "800 simulations, strongest"),
+)
+_OTHERS = (
+    ("uct:1000", "rollout search, any side"),
+    ("uct:200", "rollout search, weak, any side"),
+    ("random", "random moves, any side"),
+)
+
+
+def default_specs(side: int) -> tuple[str, str]:
+    """The default opponent and evaluator for a board of ``side``."""
+    nets_play = any(pretrained_info(n)["side"] == side for n in pretrained_names())
+    if nets_play:
+        return DEFAULT_AGENT, DEFAULT_EVALUATOR
+    return OTHER_SIDE_AGENT, OTHER_SIDE_EVALUATOR
+
+
+def presets() -> list[dict[str, object]]:
+    """The opponents offered by name: ``spec``, ``label`` and ``side`` (null: any side), the
+    default first."""
+    found = [{"spec": DEFAULT_AGENT, "label": "the shipped net, 200 simulations", "side": 10}]
+    for name in pretrained_names():
+        side = pretrained_info(name)["side"]
+        for spec, label in _STRENGTHS:
+            spec = spec.format(name=name)
+            if spec != DEFAULT_AGENT:
+                found.append({"spec": spec, "label": f"{name}: {label}", "side": side})
+    found.extend({"spec": spec, "label": label, "side": None} for spec, label in _OTHERS)
+    return found
+
+
+def warm_up(specs: list[str], side: int) -> threading.Thread:
+    """Build each spec's agent once in a background thread, so that the nets are read (and
+    torch started) before the first game asks for them; a bad spec is left for that game to
+    report."""
+
+    def load() -> None:
+        for spec in specs:
+            try:
+                parse_agent(spec, board=Board(side), seed=0)
+            except Exception:  # reported when a game uses the spec, with its message
+                pass
+
+    thread = threading.Thread(target=load, name="trapy-web-warm-up", daemon=True)
+    thread.start()
+    return thread
