@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from trapy_rl.agents import RandomAgent, RolloutEvaluator, RolloutMCTSAgent
+from trapy_rl.agents.kinds import parse_agent
 from trapy_rl.eval import play_match
 from trapy_rl.game import BLUE, EMPTY, YELLOW, BatchGame, Board, find_winner
 from trapy_rl.game.sampling import random_legal_actions
@@ -134,6 +135,26 @@ def test_search_finds_the_winning_move() -> None:
     actions = RolloutMCTSAgent(SearchSettings(num_simulations=200), seed=7).act(batch, games)
     np.testing.assert_array_equal(batch.history, before.history)  # batch untouched
     assert all(_wins(batch, g, int(a)) for g, a in zip(games, actions, strict=True))
+
+
+def test_one_game_search_with_many_leaves_finds_the_winning_move() -> None:
+    """A game searched alone sends 16 leaves a call (auto) and still plays the winning move."""
+    board = Board(3)
+    batch = positions(board, 40, empty_left=6, seed=6)
+    games = [
+        g
+        for g in range(batch.num_games)
+        if any(_wins(batch, g, int(a)) for a in np.flatnonzero(batch.legal_mask()[g]))
+    ]
+    agent = parse_agent("uct:200", board=board, seed=7)
+    assert agent.settings.leaves_per_game(1) == 16
+    for g in games[:8]:
+        alone = batch.take([g])
+        action = int(agent.act(alone, np.array([0]))[0])
+        assert _wins(alone, 0, action)
+    assert parse_agent("uct:200,leaves=4", board=board).settings.leaves == 4
+    with pytest.raises(ValueError, match="leaves must be >= 0"):
+        parse_agent("uct:200,leaves=-1", board=board)
 
 
 def test_uct_beats_random() -> None:

@@ -7,12 +7,15 @@ Specs (see `trapy_rl.agents.base` for the grammar)::
     net:PATH,temperature=1            a move sampled from softmax(logits / temperature)
     mcts:PATH:400                     PUCT search, 400 simulations a move, the most visited move
     mcts:PATH:400,c_puct=2,device=cpu
+    mcts:PATH:800,leaves=16           16 leaves a net call (a search of one game does so anyway)
     onnx:model.onnx:400               the same search with a `trapy-export` model under ONNX
                                       Runtime (no torch import; options as mcts but device/bf16)
 
 ``PATH`` is a checkpoint file or a run folder (its ``checkpoints/latest.pt``), as
 `trapy_rl.nn.checkpoint.find_checkpoint` reads it; it may contain ``:``. Both kinds take
-``device=auto|cpu|cuda[:i]`` (default auto) and ``bf16=false|true|auto``. A missing, corrupt or
+``device=auto|cpu|cuda[:i]`` (default auto), ``bf16=false|true|auto`` and
+``onnxruntime=auto|true|false`` (default auto: the net runs under ONNX Runtime where the
+``[onnx]`` extra is installed and it runs on the CPU in fp32, `NetEvaluator`). A missing, corrupt or
 foreign file raises `CheckpointError` (a ValueError) naming the file, and so does a net trained
 on another board side than the one asked for.
 
@@ -149,12 +152,19 @@ class NetworkMCTSAgent(SearchAgent):
 
 
 def load_evaluator(
-    path: str | Path, *, board: Board, device: str = "auto", bf16: bool | str = False
+    path: str | Path,
+    *,
+    board: Board,
+    device: str = "auto",
+    bf16: bool | str = False,
+    onnxruntime: bool | str = "auto",
 ):
     """The net of a checkpoint file or run folder, wrapped as a `NetEvaluator` for ``board``.
 
-    The last few evaluators are kept and shared (keyed by the file, its size and modification
-    time, the device and bf16), so a tournament does not read a checkpoint for every match.
+    ``onnxruntime`` as in `NetEvaluator` ("auto": ONNX Runtime wherever it can run, the fastest
+    for the small batches of a search). The last few evaluators are kept and shared (keyed by
+    the file, its size and modification time, the device, bf16 and onnxruntime), so a
+    tournament does not read a checkpoint for every match.
     Agents only run the net in inference mode; do not train a net obtained here.
 
     Returns:
@@ -172,11 +182,12 @@ def load_evaluator(
     resolved = resolve_device(device)
     file = find_checkpoint(path)
     stat = file.stat()
-    key = (str(file.resolve()), stat.st_size, stat.st_mtime_ns, str(resolved), bf16)
+    key = (str(file.resolve()), stat.st_size, stat.st_mtime_ns, str(resolved), bf16, onnxruntime)
     loaded = _LOADED.pop(key, None)
     if loaded is None:
         net, info = load_network(file, device=resolved)
-        loaded = (NetEvaluator(net, device=resolved, bf16=bf16), info)
+        evaluator = NetEvaluator(net, device=resolved, bf16=bf16, onnxruntime=onnxruntime)
+        loaded = (evaluator, info)
     _LOADED[key] = loaded  # the most recently used last
     while len(_LOADED) > _LOADED_LIMIT:
         _LOADED.pop(next(iter(_LOADED)))
@@ -227,7 +238,7 @@ def checkpoint_file(spec: str | AgentSpec) -> Path | None:
 def _path_and_simulations(spec: AgentSpec) -> tuple[str, int | None]:
     """``PATH`` and, for ``mcts``, the simulations (a trailing all-digit argument)."""
     if spec.kind == "net":
-        spec.check_args(1, 10**6, "'net:PATH' (options: temperature=T, device=D, bf16=B)")
+        spec.check_args(1, 10**6, "'net:PATH' (options: temperature=T, device=D, bf16=B, ...)")
         path, simulations = spec.rest(0), None
     else:
         usage = f"'{spec.kind}:PATH:SIMULATIONS' (options: c_puct=C, fpu_reduction=F, ...)"
@@ -240,7 +251,9 @@ def _path_and_simulations(spec: AgentSpec) -> tuple[str, int | None]:
     return path, simulations
 
 
-def _bf16_option(spec: AgentSpec, value: str) -> bool | str:
+def _auto_option(spec: AgentSpec, options: dict, name: str, default: str) -> bool | str:
+    """The option ``name`` (bf16, onnxruntime): True, False or "auto"."""
+    value = options.get(name, default)
     lowered = value.lower()
     if lowered == "auto":
         return "auto"
@@ -248,24 +261,33 @@ def _bf16_option(spec: AgentSpec, value: str) -> bool | str:
         return True
     if lowered in ("0", "false", "no", "off"):
         return False
-    raise ValueError(f"agent spec {spec.text!r}: bf16={value!r} is not true, false or auto")
+    raise ValueError(f"agent spec {spec.text!r}: {name}={value!r} is not true, false or auto")
 
 
-NET_USAGE = "net:PATH[,temperature=T][,device=D][,bf16=B]"
+def _net_options(spec: AgentSpec, options: dict) -> dict:
+    """`load_evaluator`'s keywords from a spec's options."""
+    return {
+        "device": options.get("device", "auto"),
+        "bf16": _auto_option(spec, options, "bf16", "false"),
+        "onnxruntime": _auto_option(spec, options, "onnxruntime", "auto"),
+    }
+
+
+_NET_DEFAULTS = {"device": "auto", "bf16": "false", "onnxruntime": "auto"}
+NET_USAGE = "net:PATH[,temperature=T][,device=D][,bf16=B][,onnxruntime=O]"
 MCTS_USAGE = (
-    "mcts:PATH:SIMULATIONS[,c_puct=C][,search=S][,noise=N][,temperature_moves=K][,device=D]"
-    "[,bf16=B]"
+    "mcts:PATH:SIMULATIONS[,c_puct=C][,search=S][,leaves=L][,noise=N][,temperature_moves=K]"
+    "[,device=D][,bf16=B][,onnxruntime=O]"
 )
-ONNX_USAGE = "onnx:MODEL.onnx:SIMULATIONS[,c_puct=C][,search=S][,noise=N][,temperature_moves=K]"
+ONNX_USAGE = (
+    "onnx:MODEL.onnx:SIMULATIONS[,c_puct=C][,search=S][,leaves=L][,noise=N][,temperature_moves=K]"
+)
 
 
 def net_from_spec(spec: AgentSpec, *, board: Board, seed: int | None) -> NetworkPolicyAgent:
     path, _ = _path_and_simulations(spec)
-    options = spec.typed_options({"temperature": 0.0, "device": "auto", "bf16": "false"})
-    bf16 = _bf16_option(spec, options.get("bf16", "false"))
-    evaluator, info = load_evaluator(
-        path, board=board, device=options.get("device", "auto"), bf16=bf16
-    )
+    options = spec.typed_options({"temperature": 0.0, **_NET_DEFAULTS})
+    evaluator, info = load_evaluator(path, board=board, **_net_options(spec, options))
     try:
         return NetworkPolicyAgent(
             evaluator,
@@ -280,12 +302,9 @@ def net_from_spec(spec: AgentSpec, *, board: Board, seed: int | None) -> Network
 
 def mcts_from_spec(spec: AgentSpec, *, board: Board, seed: int | None) -> NetworkMCTSAgent:
     path, simulations = _path_and_simulations(spec)
-    options = spec.typed_options({**spec_search_defaults(), "device": "auto", "bf16": "false"})
+    options = spec.typed_options({**spec_search_defaults(), **_NET_DEFAULTS})
     settings = spec_search_settings(spec, options, simulations)
-    bf16 = _bf16_option(spec, options.get("bf16", "false"))
-    evaluator, info = load_evaluator(
-        path, board=board, device=options.get("device", "auto"), bf16=bf16
-    )
+    evaluator, info = load_evaluator(path, board=board, **_net_options(spec, options))
     return NetworkMCTSAgent(
         evaluator,
         settings=settings,

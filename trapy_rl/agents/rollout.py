@@ -32,11 +32,12 @@ class RolloutEvaluator:
     """Uniform prior over the legal actions; value = mean outcome of random playouts.
 
     Each playout is a uniformly random filling of the empty cells, the player to move first
-    (`trapy_rl.game.fill.playout_wins`), which has the same outcome as a random game played on
-    from the position. Where the swap is legal (move_count == 1, yellow to move) each playout
-    first takes it with probability ``swap_probability`` (1/2, as the random agent does): blue's
-    stone turns yellow and the rest of the board is filled with blue moving first. A finished
-    game is worth -1 to the player to move (the opponent won on the move before).
+    (`trapy_rl.game.fill.playout_wins`, by its compiled kernel), which has the same outcome as
+    a random game played on from the position. Where the swap is legal (move_count == 1, yellow
+    to move) each playout first takes it with probability ``swap_probability`` (1/2, as the
+    random agent does): blue's stone turns yellow and the rest of the board is filled with blue
+    moving first. A finished game is worth -1 to the player to move (the opponent won on the
+    move before).
 
     Args:
         num_rollouts: R, playouts per evaluated position; the value's resolution is 2/R.
@@ -93,6 +94,7 @@ class RolloutEvaluator:
             self.rng,
             num_playouts=self.num_rollouts,
             swap_probability=self.swap_probability,
+            compiled=True,
         )
         return (2.0 * (wins / self.num_rollouts) - 1.0).astype(np.float32)
 
@@ -137,13 +139,15 @@ class RolloutMCTSAgent(SearchAgent):
 
 
 USAGE = (
-    "uct[:SIMULATIONS][,num_rollouts=R][,c_puct=C][,fpu_reduction=F][,noise=N]"
+    "uct[:SIMULATIONS][,num_rollouts=R][,c_puct=C][,fpu_reduction=F][,leaves=L][,noise=N]"
     "[,temperature_moves=K]"
 )
 
 
 def from_spec(spec: AgentSpec, *, board: Board, seed: int | None) -> RolloutMCTSAgent:
-    usage = "'uct' or 'uct:SIMULATIONS' (options: num_rollouts=R, c_puct=C, fpu_reduction=F)"
+    usage = (
+        "'uct' or 'uct:SIMULATIONS' (options: num_rollouts=R, c_puct=C, fpu_reduction=F, leaves=L)"
+    )
     spec.check_args(0, 1, usage)
     num_simulations = UCT_SETTINGS.num_simulations
     if spec.args:

@@ -27,10 +27,19 @@ __all__ = [
     "spec_search_settings",
 ]
 
-# The search settings an agent spec may give as options (``uct:200,c_puct=2``). The noise
-# settings are not among them: ``noise`` (on or off, as in self-play) and ``temperature_moves``
-# are options of the agent (`spec_agent_options`), not of its search.
-SPEC_SEARCH_OPTIONS = ("search", "c_puct", "fpu_reduction", "max_considered", "c_visit", "c_scale")
+# The search settings an agent spec may give as options (``uct:200,c_puct=2``,
+# ``mcts:PATH:800,leaves=16``). The noise settings are not among them: ``noise`` (on or off, as
+# in self-play) and ``temperature_moves`` are options of the agent (`spec_agent_options`), not
+# of its search.
+SPEC_SEARCH_OPTIONS = (
+    "search",
+    "c_puct",
+    "fpu_reduction",
+    "max_considered",
+    "c_visit",
+    "c_scale",
+    "leaves",
+)
 
 
 def spec_search_settings(

@@ -11,6 +11,7 @@ value of each position in [-1, 1] for the player to move.
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import warnings
 from collections.abc import Callable, Iterator
 
@@ -25,6 +26,11 @@ from trapy_rl.nn.network import PolicyValueNet
 from trapy_rl.nn.ort_net import OrtNet
 
 __all__ = ["NetEvaluator", "UniformEvaluator"]
+
+
+def _onnxruntime_installed() -> bool:
+    """Whether the ``[onnx]`` extra (onnx and onnxruntime) can be imported."""
+    return all(importlib.util.find_spec(name) is not None for name in ("onnx", "onnxruntime"))
 
 
 class UniformEvaluator:
@@ -71,7 +77,11 @@ class NetEvaluator:
         onnxruntime: run the folded forward pass with ONNX Runtime (`OrtNet`: CPU, fp32, the
             ``[onnx]`` extra; its sessions take the new weights when they change, in
             milliseconds). Outputs equal the net's eval mode within 1e-5; side-10 self-play
-            with the tiny net is faster again (BENCHMARKS.md).
+            with the tiny net is faster again (BENCHMARKS.md). ``"auto"`` uses it wherever it
+            can run (the extra installed, the CPU, fp32, ``fold`` and no ``compile``): on one
+            CPU thread it evaluates the tiny net 1.5-2x faster than the folded torch pass at
+            the batches of 1 to 64 that one game's search sends (`benchmarks.onegame`);
+            agents load their nets so.
 
     Attributes:
         device: the resolved torch device.
@@ -88,15 +98,24 @@ class NetEvaluator:
         channels_last: bool = True,
         compile: bool = False,
         fold: bool = True,
-        onnxruntime: bool = False,
+        onnxruntime: bool | str = False,
     ):
         if not isinstance(net, torch.nn.Module):
             raise TypeError(f"net must be a torch module, got {type(net).__name__}")
         self.device = resolve_device(device)
+        if onnxruntime not in (True, False, "auto"):
+            raise ValueError(f"onnxruntime must be True, False or 'auto', got {onnxruntime!r}")
         if bf16 == "auto":
-            bf16 = not fp16 and not onnxruntime and bf16_supported(self.device)
+            bf16 = not fp16 and onnxruntime is not True and bf16_supported(self.device)
         elif not isinstance(bf16, bool):
             raise ValueError(f"bf16 must be True, False or 'auto', got {bf16!r}")
+        if onnxruntime == "auto":
+            onnxruntime = (
+                self.device.type == "cpu"
+                and not (bf16 or fp16 or compile)
+                and fold
+                and _onnxruntime_installed()
+            )
         if bf16 and fp16:
             raise ValueError("bf16 and fp16 are exclusive: choose one")
         if onnxruntime and (self.device.type != "cpu" or bf16 or fp16 or compile):

@@ -80,7 +80,14 @@ class FoldedNet:
         """Where each tensor `weights` reads from lives and how often it was changed in place:
         equal keys, equal weights."""
         net = self.net
-        heads = (net.policy_out, *net.swap_mlp[::2], *net.value_mlp[::2])
+        # Indexing, not slicing: a slice of a Sequential builds a new module on every call.
+        heads = (
+            net.policy_out,
+            net.swap_mlp[0],
+            net.swap_mlp[2],
+            net.value_mlp[0],
+            net.value_mlp[2],
+        )
         tensors = [
             *(
                 t
