@@ -1,8 +1,12 @@
 """The page in headless Chromium against a running server: a whole game by clicks on a small
-board against random, the swap, undo, the winner shown, an analysis, and a screenshot."""
+board against random, the swap, undo, the winner shown, an analysis, a screenshot; a game that
+survives a reload and a restart of the server, New game while the agent thinks, variations
+from an earlier position, live analysis, and an SGF file saved and opened again."""
 
 from __future__ import annotations
 
+import contextlib
+import json
 import shutil
 import socket
 import threading
@@ -48,12 +52,12 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def server_url() -> Iterator[str]:
+@contextlib.contextmanager
+def serving(port: int, **options) -> Iterator[str]:
+    """`create_app(**options)` served on 127.0.0.1:``port`` until the block ends."""
     from trapy_rl.web.server import create_app
 
-    port = _free_port()
-    app = create_app(side=4, agent="random", evaluator="uct,num_rollouts=4")
+    app = create_app(**options)
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -61,9 +65,17 @@ def server_url() -> Iterator[str]:
     while not server.started:
         assert time.monotonic() < deadline, "the server did not start"
         time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}/"
-    server.should_exit = True
-    thread.join(10)
+    try:
+        yield f"http://127.0.0.1:{port}/"
+    finally:
+        server.should_exit = True
+        thread.join(10)
+
+
+@pytest.fixture(scope="module")
+def server_url() -> Iterator[str]:
+    with serving(_free_port(), side=4, agent="random", evaluator="uct,num_rollouts=4") as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -211,4 +223,150 @@ def test_new_game_while_the_agent_thinks_keeps_the_new_game(page):
     assert stones(page) == 0 and page.url == new_url
     page.click("#cell-a1")  # the new game is the one played
     page.wait_for_selector("circle.stone[data-name='a1']")
+    assert page.text_content("#error") == ""
+
+
+def play_against_random(page, moves: list[str]) -> None:
+    """A new game as blue against random; ``moves`` played where they are free."""
+    page.select_option("#colour", "blue")
+    page.fill("#agent", "random")
+    page.click("#new-game")
+    your_turn_or_over(page)
+    for name in moves:
+        if page.locator(f"circle.stone[data-name='{name}']").count():
+            continue
+        before = page.locator("#move-list li").count()
+        page.click(f"#cell-{name}")
+        page.wait_for_function(  # the move and the reply (the swap leaves one stone)
+            f"() => document.querySelectorAll('#move-list li').length >= {before + 2}"
+        )
+        your_turn_or_over(page)
+
+
+def test_a_reload_mid_game_resumes_the_game_and_the_settings(page):
+    play_against_random(page, ["a1", "d1"])
+    url, shown = (
+        page.url,
+        page.eval_on_selector_all("circle.stone", "s => s.map(c => c.dataset.name)"),
+    )
+    assert "?game=" in url
+    page.reload()
+    page.wait_for_selector("circle.stone")
+    your_turn_or_over(page)
+    assert page.url == url and page.input_value("#agent") == "random"
+    assert page.eval_on_selector_all("circle.stone", "s => s.map(c => c.dataset.name)") == shown
+    page.goto(url.split("?")[0])  # no id in the address: this browser's last game, not a new one
+    page.wait_for_selector("circle.stone")
+    assert page.url == url
+
+
+def test_a_restart_of_the_server_mid_game_resumes_the_game(browser, tmp_path):
+    port, db = _free_port(), tmp_path / "games.sqlite"
+    page = browser.new_page(viewport={"width": 1200, "height": 800})
+    with serving(port, side=4, agent="random", db=db) as url:
+        page.goto(url)
+        page.wait_for_selector("#cell-a1")
+        play_against_random(page, ["b2"])
+        shown = page.eval_on_selector_all("circle.stone", "s => s.map(c => c.dataset.name)")
+    with serving(port, side=4, agent="random", db=db):  # a new server, the same file
+        page.reload()
+        page.wait_for_selector("circle.stone")
+        your_turn_or_over(page)
+        assert page.eval_on_selector_all("circle.stone", "s => s.map(c => c.dataset.name)") == shown
+        page.click("#cell-a1" if "a1" not in shown else "#cell-d1")
+        page.wait_for_function(
+            f"() => document.querySelectorAll('circle.stone').length > {len(shown)}"
+        )
+        assert page.text_content("#error") == ""
+    page.close()
+
+
+def test_a_move_at_an_earlier_position_starts_a_variation_navigable_by_keys(page):
+    page.fill("#agent", "")
+    page.click("#new-game")
+    page.wait_for_function(
+        "() => document.getElementById('status').textContent === 'move 1: blue to move'"
+    )
+    for name in ("d1", "b2", "c2"):
+        page.click(f"#cell-{name}")
+        page.wait_for_selector(f"circle.stone[data-name='{name}']")
+    page.click("#move-list li >> nth=0")  # back to after d1
+    page.wait_for_function("() => document.querySelectorAll('circle.stone').length === 1")
+    assert page.locator("#move-list li").count() == 3  # the line goes on past the position
+    page.click("#cell-a1")
+    page.wait_for_selector("circle.stone[data-name='a1']")
+    assert page.locator("#variations li").count() == 1
+    assert page.locator("#variations button").all_text_contents() == ["b2", "a1"]
+    page.keyboard.press("ArrowUp")  # the other variation of this move
+    page.wait_for_selector("circle.stone[data-name='b2']")
+    assert page.locator("circle.stone[data-name='a1']").count() == 0
+    page.keyboard.press("ArrowRight")
+    page.wait_for_selector("circle.stone[data-name='c2']")
+    page.keyboard.press("ArrowDown")  # c2 has no sibling: nothing happens
+    page.keyboard.press("Home")
+    page.wait_for_function("() => document.querySelectorAll('circle.stone').length === 0")
+    page.click("#variations button >> text=a1")
+    page.wait_for_selector("circle.stone[data-name='a1']")
+    assert page.text_content("#error") == ""
+
+
+def test_live_analysis_follows_the_position_until_stopped(page):
+    page.fill("#agent", "")
+    page.click("#new-game")
+    page.wait_for_function(
+        "() => document.getElementById('status').textContent === 'move 1: blue to move'"
+    )
+    page.click("#cell-b2")
+    page.wait_for_selector("circle.stone[data-name='b2']")
+    page.click("#live")
+    live = "() => document.getElementById('pv').textContent.includes('live, ')"
+    page.wait_for_function(live)
+    assert page.get_attribute("#live", "aria-pressed") == "true"
+    page.wait_for_selector("circle.pv")  # the line as numbered stones, the visits beside them
+    assert page.locator("#board text:not(.coord):not(.pv-number)").count() > 0
+    assert page.locator("#value-text").text_content().startswith("blue ")
+    page.click("#prev")  # a new position: the analysis starts again there
+    page.wait_for_function("() => document.querySelectorAll('circle.stone').length === 0")
+    page.wait_for_function(live)
+    page.click("#live")
+    assert page.get_attribute("#live", "aria-pressed") == "false"
+    game = page.url.split("game=")[1]
+    status = page.evaluate(
+        f"async () => (await (await fetch('/api/games/{game}/search')).json()).status"
+    )
+    assert status == "cancelled"
+    assert page.text_content("#error") == ""
+
+
+def test_an_sgf_with_a_variation_is_saved_and_opened_again(page, tmp_path):
+    page.fill("#agent", "")
+    page.click("#new-game")
+    page.wait_for_function(
+        "() => document.getElementById('status').textContent === 'move 1: blue to move'"
+    )
+    for name in ("d1", "swap", "b2"):
+        if name == "swap":
+            page.click("#swap")
+            page.wait_for_function("() => document.querySelectorAll('#move-list li').length === 2")
+        else:
+            page.click(f"#cell-{name}")
+            page.wait_for_selector(f"circle.stone[data-name='{name}']")
+    page.click("#move-list li >> nth=0")
+    page.wait_for_function("() => document.querySelectorAll('circle.stone').length === 1")
+    page.click("#cell-a1")
+    page.wait_for_selector("circle.stone[data-name='a1']")
+    with page.expect_download() as download:
+        page.click("#download-sgf")
+    path = tmp_path / "game.sgf"
+    download.value.save_as(path)
+    text = path.read_text()
+    assert "GM[Trap Y]" in text and "(;W[swap];B[b2])(;W[a1])" in text.replace("\n", "")
+    page.set_input_files("#record-file", str(path))
+    page.wait_for_selector("#record-games option", state="attached")
+    assert "1 variations" in page.text_content("#record-games option")
+    old = page.url
+    page.click("#replay")
+    page.wait_for_function(f"() => location.href !== {json.dumps(old)}")
+    page.wait_for_function("() => document.querySelectorAll('#variations button').length === 2")
+    assert page.locator("#variations button").all_text_contents() == ["swap", "a1"]
     assert page.text_content("#error") == ""
