@@ -3,6 +3,7 @@
     python scripts/bench.py                 # every section
     python scripts/bench.py env search      # chosen sections
     python scripts/bench.py env --quick     # a short run, to check the script works
+    python scripts/bench.py onegame --baseline 5c9f303   # one game's move, then against now
 
 Each section is a module ``benchmarks/<section>.py`` with ``run(quick: bool) -> list[dict]``;
 a row has ``name``, ``value``, ``unit`` and optional ``note``. Figures are medians of repeats.
@@ -19,7 +20,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SECTIONS = ("env", "net", "search", "selfplay", "backends", "openings")
+SECTIONS = ("env", "net", "search", "selfplay", "backends", "openings", "onegame")
 
 
 def machine() -> str:
@@ -50,7 +51,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("sections", nargs="*", metavar="SECTION", help=f"any of {SECTIONS}")
     parser.add_argument("--quick", action="store_true", help="few repeats, small sizes")
     parser.add_argument("--json", type=Path, help="also write the rows to this file")
+    parser.add_argument(
+        "--baseline", help="onegame: the commit to compare with (TRAPY_BENCH_BASELINE)"
+    )
     args = parser.parse_args(argv)
+    if args.baseline:
+        os.environ["TRAPY_BENCH_BASELINE"] = args.baseline
     unknown = [s for s in args.sections if s not in SECTIONS]
     if unknown:
         parser.error(f"unknown section(s) {unknown}; choose from {list(SECTIONS)}")
