@@ -1,5 +1,6 @@
-"""The web board's pictures in docs/: a side-7 position with a search's visits and value
-plot, and an opening map from ``trapy-openings`` on the side-10 board.
+"""The web board's pictures in docs/: a side-10 position under live analysis by the shipped net
+(visits and win rates on the cells, the line as numbered stones, the value bar and plot, a
+variation), and an opening map from ``trapy-openings`` on the side-10 board.
 
     python scripts/web_screenshot.py [docs/web-board.png]
     python scripts/web_screenshot.py --openings TABLE.csv [docs/web-board-openings.png]
@@ -22,16 +23,17 @@ from playwright.sync_api import Page, sync_playwright
 
 from trapy_rl.web.server import create_app
 
-MOVES = ["g1", "e3", "f3", "e4", "d5", "f4", "g3", "c4", "b5"]
+MOVES = ["j3", "i4", "h5", "k4", "k3", "l3", "i6", "g6", "h7"]
+VARIATION = (6, "j4")  # after the sixth move, another seventh
 
 
 @contextlib.contextmanager
-def board_page(side: int, height: int) -> Iterator[Page]:
+def board_page(side: int, height: int, evaluator: str = "uct,num_rollouts=8") -> Iterator[Page]:
     """The page of a board of ``side`` served on a free loopback port, in headless Chromium."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    app = create_app(side=side, agent="", evaluator="uct,num_rollouts=8")
+    app = create_app(side=side, agent="", evaluator=evaluator)
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     threading.Thread(target=server.run, daemon=True).start()
     while not server.started:
@@ -50,20 +52,33 @@ def board_page(side: int, height: int) -> Iterator[Page]:
 
 
 def main(out: str = "docs/web-board.png") -> None:
-    with board_page(7, 820) as page:
+    with board_page(10, 1000, evaluator="mcts:pretrained:400") as page:
         for name in MOVES:
             page.click(f"#cell-{name}")
             page.wait_for_selector(f"circle.stone[data-name='{name}']")
+        after, move = VARIATION
+        page.click(f"#move-list li >> nth={after - 1}")
+        page.wait_for_function(
+            f"() => document.querySelectorAll('circle.stone').length === {after}"
+        )
+        page.click(f"#cell-{move}")
+        page.wait_for_selector(f"circle.stone[data-name='{move}']")
+        page.click("#variations button >> nth=0")  # back to the main line, at its move
+        page.wait_for_selector(f"circle.stone[data-name='{MOVES[after]}']")
+        page.keyboard.press("End")
+        page.wait_for_function(
+            f"() => document.querySelectorAll('circle.stone').length === {len(MOVES)}"
+        )
         page.click("#plot-values")
         page.wait_for_selector("#plot polyline")
-        page.fill("#simulations", "800")
-        page.click("#search")
+        page.click("#live")
         page.wait_for_function(
-            "() => document.getElementById('pv').textContent.includes('search done')",
+            "() => /live, [0-9]{4,}/.test(document.getElementById('pv').textContent)",
             timeout=120_000,
         )
-        page.hover("#cell-d4")
-        page.screenshot(path=out)
+        page.hover("#cell-h6")
+        page.screenshot(path=out, full_page=True)
+        page.click("#live")
     print(f"wrote {out}")
 
 

@@ -11,7 +11,7 @@ The convention (docs/playing.md states it for people):
 - ``SZ``: the board side (2 to 40), required.
 - ``B`` is blue, the first player; ``W`` is yellow. Each move is by the player to move.
 - Coordinates are the cell names of docs/rules.md (``a1``, ``j10``); the swap is ``W[swap]``
-  (``swap-pieces``, as Hex programs write it, is read too).
+  (``swap-pieces``, as some Hex programs write it, is read too).
 - ``RE[B+]``/``RE[W+]`` when the main line (the first variation at every node) is won,
   ``RE[B+R]``/``RE[W+R]`` when the loser resigned there; no ``RE`` for an unfinished game. A
   result whose winner has not connected is read as a resignation at the main line's end.

@@ -94,6 +94,7 @@ async function setGame(game) {
   saveSettings();
   render();
   if (moved) refreshLive();
+  refreshGames().catch(() => null);  // the list shows each game's moves and result
 }
 
 async function openGame(id) {
@@ -120,7 +121,6 @@ async function newGame(body) {
   }
   if (token !== page.token) return;  // another game was asked for meanwhile
   await setGame(game);
-  refreshGames();
   await agentReply(token);
 }
 
@@ -605,7 +605,6 @@ async function start() {
   if (wanted) {
     try {
       await openGame(wanted);
-      await refreshGames();
       return;
     } catch (error) {
       if (error.status !== 404) throw error;
