@@ -5,6 +5,7 @@ PettingZoo's ``max_cycles_test`` does not apply: it needs a ``parallel_env`` wit
 PettingZoo's classic board games, which skip it too.
 """
 
+import copy
 import pickle
 import warnings
 
@@ -14,7 +15,8 @@ from env_helpers import reference_planes
 
 pytest.importorskip("pettingzoo")
 
-from pettingzoo.test import api_test, render_test, seed_test
+from pettingzoo.test import api_test, parallel_api_test, render_test, seed_test
+from pettingzoo.utils.conversions import aec_to_parallel, turn_based_aec_to_parallel
 
 from trapy_rl.envs.pettingzoo import env, raw_env
 from trapy_rl.game import PLAYER_NAMES, Board, GameState, IllegalMoveError
@@ -144,3 +146,84 @@ def test_pickles_by_its_arguments():
     observation = game.observation_space("blue")["observation"]
     assert observation.shape == (9, 4, 7) and observation.dtype == np.float32
     assert game.action_space("yellow").n == Board(4).num_actions
+
+
+def play_out(game, rng) -> list[int]:
+    """Play ``game`` (an AEC env) to its end with legal random moves; return its history."""
+    for agent in game.agent_iter():
+        _, _, termination, _, _ = game.last()
+        if termination:
+            game.step(None)
+            continue
+        action = game.action_space(agent).sample()  # the legal moves of this copy's position
+        game.step(action)
+    return game.unwrapped.game_state.history
+
+
+@pytest.mark.parametrize("copy_env", [lambda g: pickle.loads(pickle.dumps(g)), copy.deepcopy])
+@pytest.mark.parametrize("make", [raw_env, env])
+def test_a_copy_plays_on_from_the_same_position(copy_env, make):
+    """A copy made mid-game, with PettingZoo's wrappers or without, carries the position on: it
+    plays to the end legally (its action spaces ask it, not the original, for the legal moves),
+    and the original does not move."""
+    board = Board(4)
+    rng = np.random.default_rng(0)
+    for moves in (["b1"], ["b1", "swap"], ["b1", "c2", "a1", "d3"]):
+        game = make(side=4)
+        game.reset(seed=0)
+        for name in moves:
+            game.step(board.parse_action(name))
+        copied = copy_env(game)
+        assert copied.agent_selection == game.agent_selection
+        assert np.array_equal(
+            copied.observe("blue")["action_mask"], game.observe("blue")["action_mask"]
+        )
+        history = play_out(copied, rng)
+        assert history[: len(moves)] == [board.parse_action(name) for name in moves]
+        replayed = GameState.from_moves(history, board)
+        assert replayed.is_over and copied.agents == []
+        assert game.unwrapped.game_state.move_names() == moves  # the original is where it was
+        assert play_out(game, rng)[: len(moves)] == history[: len(moves)]
+    # A copy of a finished game is finished; a copy before reset needs a reset, as the original.
+    assert copy_env(game).unwrapped.game_state.is_over
+    fresh = copy_env(make(side=4))
+    fresh.reset(seed=1)
+    assert len(play_out(fresh, rng)) > 0
+
+
+def test_aec_to_parallel_is_refused_for_a_turn_based_game():
+    """PettingZoo's aec_to_parallel steps all agents at once, which the metadata says is unsafe
+    here (is_parallelizable False); it refuses with PettingZoo's message."""
+    assert raw_env.metadata["is_parallelizable"] is False
+    with pytest.raises(AssertionError, match="set the `is_parallelizable` key"):
+        aec_to_parallel(env(side=3))
+
+
+@pytest.mark.parametrize("side", SIDES)
+def test_turn_based_aec_to_parallel(side):
+    """PettingZoo's conversion for turn-based games passes its parallel API test, and its games
+    are the engine's: the mover's action is played, the other agent's ignored."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        parallel_api_test(turn_based_aec_to_parallel(env(side=side)), num_cycles=1000)
+    board = Board(side)
+    parallel = turn_based_aec_to_parallel(env(side=side))
+    rng = np.random.default_rng(side)
+    for episode in range(3):
+        observations, _ = parallel.reset(seed=episode)
+        ref = GameState(board)
+        while parallel.agents:
+            mover = PLAYER_NAMES[ref.to_move]
+            mask = observations[mover]["action_mask"]
+            action = int(random_legal_actions(mask[None].astype(bool), rng)[0])
+            actions = {agent: action if agent == mover else 0 for agent in parallel.agents}
+            observations, rewards, terminations, _, infos = parallel.step(actions)
+            ref.play(action)
+            if ref.is_over:
+                winner = PLAYER_NAMES[ref.winner]
+                assert all(terminations.values())
+                assert rewards == {agent: 1.0 if agent == winner else -1.0 for agent in rewards}
+                assert set(rewards) == {"blue", "yellow"}
+            else:
+                assert infos["blue"]["active_agent"] == PLAYER_NAMES[ref.to_move]
+        assert parallel.unwrapped.game_state.history == ref.history

@@ -13,6 +13,26 @@ toolkit imports this module. The usual AEC loop:
 >>> game.unwrapped.game_state.winner in (1, 2)  # blue or yellow: never a draw
 True
 
+Copies: ``pickle`` and ``copy.deepcopy`` carry the game in play (the constructor's arguments,
+as Gymnasium's ``EzPickle`` keeps them, then the position, the rewards and the agent to move),
+so a copy plays on from where its original was; its action spaces' random generators start
+afresh.
+
+The parallel API: PettingZoo's ``aec_to_parallel`` refuses this env, with PettingZoo's
+AssertionError that names ``is_parallelizable``: the agents take turns, and that conversion,
+which steps every agent at once, is safe only for an env that updates once at the end of each
+cycle. PettingZoo's ``turn_based_aec_to_parallel`` is the one for turn-based games: each
+parallel step takes an action from every agent and plays the one of the agent to move, whose
+name is in ``infos[agent]["active_agent"]``:
+
+>>> from pettingzoo.utils.conversions import turn_based_aec_to_parallel
+>>> parallel = turn_based_aec_to_parallel(env(side=5))
+>>> observations, infos = parallel.reset(seed=0)
+>>> actions = {agent: parallel.action_space(agent).sample() for agent in parallel.agents}
+>>> observations, rewards, terminations, truncations, infos = parallel.step(actions)
+>>> infos["blue"]["active_agent"]
+'yellow'
+
 Shapes: K cells, A = K + 1 actions, C planes, H x W grid (all from the `Board`).
 """
 
@@ -44,6 +64,17 @@ __all__ = ["env", "raw_env"]
 
 # The agents are the colours, which the players keep through the swap (docs/rules.md).
 AGENTS: tuple[str, ...] = (PLAYER_NAMES[1], PLAYER_NAMES[2])
+# What a pickle or deep copy carries besides the constructor's arguments: the game in play.
+_EPISODE = (
+    "_state",
+    "agents",
+    "rewards",
+    "_cumulative_rewards",
+    "terminations",
+    "truncations",
+    "infos",
+    "agent_selection",
+)
 
 
 def env(*, side: int = 10, render_mode: str | None = None) -> AECEnv:
@@ -228,3 +259,16 @@ class raw_env(AECEnv, EzPickle):  # PettingZoo's name for the unwrapped class
 
     def close(self) -> None:
         """Nothing to release: pictures are drawn on figures that are not kept."""
+
+    # ------------------------------------------------------------------ copies
+    def __getstate__(self) -> dict[str, Any]:
+        """The constructor's arguments (as `EzPickle` keeps them) and the game in play."""
+        state = EzPickle.__getstate__(self)
+        state["episode"] = {name: getattr(self, name) for name in _EPISODE if hasattr(self, name)}
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        # Built anew by __init__ rather than EzPickle's stand-in, so that the action spaces ask
+        # this env, not the stand-in, for the legal moves; then the game goes on where it was.
+        self.__init__(*state["_ezpickle_args"], **state["_ezpickle_kwargs"])
+        self.__dict__.update(state.get("episode", {}))
