@@ -161,7 +161,13 @@ def test_an_opening_table_is_read_by_cell(client):
         ("post", "/api/records", {"text": "play b a1 a1"}, 400, "line 1"),
         ("post", "/api/openings", {"text": "cell,name\n0,a1"}, 400, "not an opening table"),
         ("post", "/api/openings", {"text": 3}, 400, "opening table's text"),
-        ("post", "/api/records", {"text": "moves (side 4): a1 a1"}, 400, "line 1: a1: the cell"),
+        (
+            "post",
+            "/api/records",
+            {"text": "moves (side 4): a1 a1"},
+            400,
+            "line 1: move 2: a1: the cell",
+        ),
         (
             "post",
             "/api/records",

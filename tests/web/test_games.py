@@ -13,7 +13,8 @@ from starlette.testclient import TestClient
 from trapy_rl.agents import register_agent_kind
 from trapy_rl.agents.random import RandomAgent
 from trapy_rl.game.board import Board
-from trapy_rl.web.server import create_app
+from trapy_rl.web.opponents import default_specs
+from trapy_rl.web.server import create_app, main
 from trapy_rl.web.sgf import sgf_from_tree, trees_from_sgf
 from trapy_rl.web.storage import default_database_path
 from trapy_rl.web.tree import ROOT, GameTree
@@ -189,3 +190,23 @@ def test_the_default_database_is_in_the_users_data_folder(monkeypatch, tmp_path)
     assert default_database_path() == tmp_path / "trapy_rl" / "web.sqlite"
     monkeypatch.setenv("XDG_DATA_HOME", "")
     assert default_database_path().parts[-4:] == (".local", "share", "trapy_rl", "web.sqlite")
+
+
+def test_the_shipped_nets_are_offered_by_name_and_are_the_default_on_side_10(client):
+    presets = client.get("/api/agents").json()["presets"]
+    specs = [p["spec"] for p in presets]
+    assert specs[0] == "mcts:pretrained:200" == default_specs(10)[0]
+    assert {"net:pretrained", "mcts:pretrained_seed1:800", "random"} <= set(specs)
+    assert default_specs(7)[0].startswith("uct")
+
+
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [(["--threads", "0"], "--threads"), (["--side", "1"], "side"), (["--port", "-1"], "--port")],
+)
+def test_bad_options_of_trapy_web_are_one_line(capsys, argv, words):
+    with pytest.raises(SystemExit) as stopped:
+        main([*argv, "--db", ":memory:"])
+    assert stopped.value.code == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith("trapy-web: error:") and words in line

@@ -69,7 +69,10 @@ def _history_state(number: int, match: re.Match[str]) -> GameState:
         state = GameState(Board(side))
         for name in moves.split():
             if name != "none":
-                state.play(name)
+                try:
+                    state.play(name)
+                except ValueError as error:
+                    raise ValueError(f"move {state.move_count + 1}: {error}") from None
         if ending.strip():
             resigned = _RESIGNED.fullmatch(ending.strip())
             if resigned is None:

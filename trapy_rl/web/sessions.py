@@ -441,9 +441,6 @@ class SessionStore:
         """The most recently changed games first (`GameDatabase.list`)."""
         return self.db.list(limit)
 
-    def __len__(self) -> int:
-        return len(self.db.list(10**9))
-
     def close(self) -> None:
         """Cancel every search (at shutdown)."""
         with self._lock:
