@@ -131,7 +131,7 @@ def move_rows(*, quick: bool, baseline: str) -> list[dict]:
     ]
     if quick:
         variants = [variants[0], variants[3]]
-    rounds, positions = (1, 2) if quick else (3, 3)
+    rounds, positions = (1, 2) if quick else (2, 2)
     before: dict[tuple[str, str], list[float]] = {case: [] for case in cases}
     after: dict[str, list[float]] = {spec: [] for spec in variants}
     label = commit_of(baseline)
