@@ -13,7 +13,7 @@ from starlette.testclient import TestClient
 from trapy_rl.agents import register_agent_kind
 from trapy_rl.agents.random import RandomAgent
 from trapy_rl.game.board import Board
-from trapy_rl.web.opponents import default_specs
+from trapy_rl.web.opponents import default_specs, warm_up
 from trapy_rl.web.server import create_app, main
 from trapy_rl.web.sgf import sgf_from_tree, trees_from_sgf
 from trapy_rl.web.storage import default_database_path
@@ -210,3 +210,9 @@ def test_bad_options_of_trapy_web_are_one_line(capsys, argv, words):
     assert stopped.value.code == 2
     (line,) = capsys.readouterr().err.strip().splitlines()
     assert line.startswith("trapy-web: error:") and words in line
+
+
+def test_the_warm_up_reads_the_nets_in_the_background_and_skips_a_bad_spec():
+    thread = warm_up(["mcts:pretrained:8", "nonsense:1"], 10)
+    thread.join(120)
+    assert not thread.is_alive()

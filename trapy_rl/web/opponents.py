@@ -14,7 +14,9 @@ from __future__ import annotations
 import threading
 
 from trapy_rl.agents import parse_agent
+from trapy_rl.agents.moves import checked_move
 from trapy_rl.game.board import Board
+from trapy_rl.game.state import GameState
 from trapy_rl.pretrained import pretrained_info, pretrained_names
 
 __all__ = [
@@ -67,14 +69,15 @@ def presets() -> list[dict[str, object]]:
 
 
 def warm_up(specs: list[str], side: int) -> threading.Thread:
-    """Build each spec's agent once in a background thread, so that the nets are read (and
-    torch started) before the first game asks for them; a bad spec is left for that game to
-    report."""
+    """Build each spec's agent and let it move once in a background thread, so that the nets
+    are read and the first search's start-up costs paid before the first game asks; a bad spec
+    is left for that game to report."""
 
     def load() -> None:
         for spec in specs:
             try:
-                parse_agent(spec, board=Board(side), seed=0)
+                board = Board(side)
+                checked_move(parse_agent(spec, board=board, seed=0), GameState(board))
             except Exception:  # reported when a game uses the spec, with its message
                 pass
 

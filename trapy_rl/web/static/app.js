@@ -247,9 +247,9 @@ function heat() {
     player: i % 2 === 0 ? game.to_move : 3 - game.to_move,
   })).filter((s) => s.cell >= 0);
   if (mode === "policy" && analysis.policy) {
-    const policy = analysis.policy.slice(0, cells);
-    // A percentage only where it is not ~0: the rest of the board stays quiet.
-    const labels = policy.map((p) => (p === null || p < 0.005 ? "" : percent(p)));
+    // Colour and a percentage only where it is not ~0: the rest of the board stays quiet.
+    const policy = analysis.policy.slice(0, cells).map((p) => (p === null || p < 0.005 ? null : p));
+    const labels = policy.map((p) => (p === null ? "" : percent(p)));
     return { values: policy, labels, pv, range: [0, Math.max(...policy.filter((p) => p !== null), 1e-9)] };
   }
   if (mode === "visits" && analysis.visits) {
