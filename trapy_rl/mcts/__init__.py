@@ -1,4 +1,5 @@
-"""Batched Monte-Carlo tree search (PUCT) over many games at once, with subtree reuse."""
+"""Batched Monte-Carlo tree search (PUCT, Gumbel root) over many games at once, with subtree
+reuse, and several leaves per evaluator call within one game (compiled, `trapy_rl.mcts.kernels`)."""
 
 from trapy_rl.mcts.policies import add_dirichlet_noise, select_actions, select_puct, softmax_priors
 from trapy_rl.mcts.reference import ReferenceSearch
