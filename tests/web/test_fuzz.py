@@ -55,6 +55,11 @@ _ODD_VALUES = [
     {"side": 4},
     {"side": 4, "moves": ["a1"], "winner": 7},
     {"side": 3, "moves": "a1", "winner": 1},
+    {"moves": [None, "a1"], "parents": [-1, 0]},
+    {"moves": [None, "a1", "a1"], "parents": [-1, 0, 0]},
+    {"moves": [None, "a1"], "parents": [-1, 5]},
+    {"moves": {}, "parents": []},
+    ["a", "b", 1],
 ]
 _FIELDS = [
     "side",
@@ -67,6 +72,9 @@ _FIELDS = [
     "ply",
     "simulations",
     "text",
+    "tree",
+    "node",
+    "names",
     "colour",
     "x",
 ]
@@ -74,6 +82,9 @@ _PATHS = [
     "/api/games",
     "/api/games/{id}",
     "/api/games/{id}/move",
+    "/api/games/{id}/goto",
+    "/api/games/{id}/players",
+    "/api/games/{id}/sgf",
     "/api/games/{id}/swap",
     "/api/games/{id}/undo",
     "/api/games/{id}/resign",
