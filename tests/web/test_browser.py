@@ -19,6 +19,7 @@ pytest.importorskip("starlette", reason="the web board needs the 'web' extra")
 playwright_api = pytest.importorskip("playwright.sync_api", reason="needs the 'web' extra")
 uvicorn = pytest.importorskip("uvicorn", reason="needs the 'web' extra")
 
+from trapy_rl.agents import kinds as agent_kinds  # noqa: E402
 from trapy_rl.agents import register_agent_kind  # noqa: E402
 from trapy_rl.agents.random import RandomAgent  # noqa: E402
 
@@ -38,12 +39,6 @@ class SleepyAgent(RandomAgent):
 
 
 SLEEP_S = 2.0
-register_agent_kind(
-    "sleepy",
-    lambda spec, *, board, seed: SleepyAgent(seed=seed, name="sleepy"),
-    usage="sleepy",
-    replace=True,
-)
 
 
 def _free_port() -> int:
@@ -74,8 +69,17 @@ def serving(port: int, **options) -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def server_url() -> Iterator[str]:
-    with serving(_free_port(), side=4, agent="random", evaluator="uct,num_rollouts=4") as url:
-        yield url
+    """The module's server, with the agent kind ``sleepy`` while it runs."""
+    registry = dict(agent_kinds._REGISTRY)
+    register_agent_kind(
+        "sleepy", lambda spec, *, board, seed: SleepyAgent(seed=seed, name="sleepy"), usage="sleepy"
+    )
+    try:
+        with serving(_free_port(), side=4, agent="random", evaluator="uct,num_rollouts=4") as url:
+            yield url
+    finally:
+        agent_kinds._REGISTRY.clear()
+        agent_kinds._REGISTRY.update(registry)
 
 
 @pytest.fixture(scope="module")

@@ -10,6 +10,7 @@ import pytest
 pytest.importorskip("starlette", reason="the web board needs the 'web' extra")
 from starlette.testclient import TestClient
 
+from trapy_rl.agents import kinds as agent_kinds
 from trapy_rl.agents import register_agent_kind
 from trapy_rl.agents.random import RandomAgent
 from trapy_rl.game.board import Board
@@ -25,9 +26,11 @@ class BrokenAgent(RandomAgent):
         raise RuntimeError("out of memory")
 
 
-register_agent_kind(
-    "broken", lambda spec, *, board, seed: BrokenAgent(name="broken"), usage="broken", replace=True
-)
+@pytest.fixture
+def broken_kind(monkeypatch):
+    """The agent kind ``broken`` for one test, the registry restored after it."""
+    monkeypatch.setattr(agent_kinds, "_REGISTRY", dict(agent_kinds._REGISTRY))
+    register_agent_kind("broken", lambda spec, *, board, seed: BrokenAgent(), usage="broken")
 
 
 def serve(db) -> TestClient:
@@ -101,7 +104,7 @@ def test_any_position_is_played_on_against_an_agent(client):
     assert len(game["moves"]) == 2 and game["moves"][0] == "a1" and not game["agent_to_move"]
 
 
-def test_an_agent_that_fails_leaves_the_game_as_it_was(client):
+def test_an_agent_that_fails_leaves_the_game_as_it_was(client, broken_kind):
     gid = post(client, "/api/games", {"side": 4, "agent": "broken"}, 201)["id"]
     post(client, f"/api/games/{gid}/move", {"move": "a1"})
     answer = client.post(f"/api/games/{gid}/agent-move", json={})
