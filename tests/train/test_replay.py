@@ -161,3 +161,89 @@ def test_ownership_targets_mirror_with_the_stones_and_survive_a_round_trip(rando
     old = {k: v for k, v in state.items() if k not in ("ownership", "owned")}
     again.load_state_dict(old)
     assert not again.owned.any() and not again.ownership.any()
+
+
+def reference_window(samples: Samples, capacity: int) -> tuple[np.ndarray, np.ndarray]:
+    """(planes, values) the newest ``capacity`` of ``samples``, oldest first."""
+    return samples.planes[-capacity:], samples.values[-capacity:]
+
+
+@pytest.mark.parametrize(("added", "capacity", "reloaded"), [(11, 8, 8), (11, 8, 5), (6, 8, 3),
+                                                             (30, 16, 40), (0, 4, 2)])  # fmt: skip
+def test_packed_window_round_trips_through_chunks_like_the_flat_format(
+    added, capacity, reloaded, make_samples, monkeypatch
+):
+    """The window keeps planes bit-packed per position; a saved window is one flat bit stream
+    (`pack_planes`), written and read in chunks of 8 positions here to cross every boundary."""
+    from trapy_rl.train.replay import pack_planes
+
+    board = Board(3)
+    monkeypatch.setattr(ReplayBuffer, "_chunk_rows", lambda self: 8)
+    samples = make_samples(board, max(added, 1), seed=7)
+    samples.values[:] = np.arange(len(samples))
+    buffer = ReplayBuffer(board, capacity=capacity)
+    if added:
+        buffer.add(samples.take(np.arange(added)))
+    state = buffer.state_dict()
+    order = (buffer.cursor - buffer.size + np.arange(buffer.size)) % capacity
+    slot_planes = buffer.planes(np.arange(buffer.size))
+    np.testing.assert_array_equal(state["planes_bits"], pack_planes(slot_planes))
+    np.testing.assert_array_equal(buffer.planes(order), samples.planes[:added][-capacity:])
+    other = ReplayBuffer(board, capacity=reloaded)
+    other.load_state_dict(state)
+    kept = min(buffer.size, reloaded)
+    newest = (other.cursor - other.size + np.arange(other.size)) % reloaded
+    np.testing.assert_array_equal(
+        other.values[newest], samples.values[:added][-kept:] if kept else []
+    )
+    np.testing.assert_array_equal(other.planes(newest), samples.planes[:added][-kept:] if kept else
+                                  other.planes(newest))  # fmt: skip
+
+
+def test_replay_bytes_is_what_the_window_holds():
+    from trapy_rl.train.replay import replay_bytes
+
+    for side in (3, 10):
+        buffer = ReplayBuffer(Board(side), capacity=100)
+        held_bytes = sum(
+            a.nbytes for a in (buffer.bits, buffer.policies, buffer.values, buffer.ownership,
+                               buffer.owned)
+        )  # fmt: skip
+        assert replay_bytes(Board(side), 100) == held_bytes
+
+
+def _hostile(state: dict, **changes) -> dict:
+    return {**state, **changes}
+
+
+def test_a_saved_window_is_checked_against_its_declared_sizes_before_unpacking(make_samples):
+    """Shapes that claim more than the arrays hold (planes_shape of 252 billion bits over a
+    few bytes) are refused naming the part, before anything is allocated from them."""
+    import torch
+
+    from trapy_rl.train.replay import unpack_planes
+
+    board = Board(4)
+    buffer = ReplayBuffer(board, capacity=8)
+    buffer.add(make_samples(board, 6, seed=0))
+    state = buffer.state_dict()
+    bad = {
+        "planes_shape": (_hostile(state, planes_shape=[10**9, 9, 4, 7]), "planes_shape"),
+        "huge capacity": (_hostile(state, capacity=10**12), "capacity"),
+        "size above capacity": (_hostile(state, size=9), "size"),
+        "negative size": (_hostile(state, size=-1), "size must be an integer >= 0"),
+        "cursor": (_hostile(state, cursor=7), "cursor"),
+        "short bits": (_hostile(state, planes_bits=state["planes_bits"][:-1]), "planes_bits"),
+        "policies": (_hostile(state, policies=torch.zeros(6, 3)), "policies"),
+        "other side": (_hostile(state, side=5), "side-5"),
+        "text": (_hostile(state, size="6"), "size"),
+        "missing": ({k: v for k, v in state.items() if k != "values"}, "lacks values"),
+    }
+    for name, (hostile, message) in bad.items():
+        with pytest.raises(ValueError, match=message):
+            ReplayBuffer(board, capacity=8).load_state_dict(hostile)
+            pytest.fail(name)
+    with pytest.raises(ValueError, match="need 31,500,000,000 bytes"):
+        unpack_planes(np.zeros(3, np.uint8), (10**9, 9, 4, 7))
+    with pytest.raises(ValueError, match="capacity must be between 1 and"):
+        ReplayBuffer(board, capacity=10**12)

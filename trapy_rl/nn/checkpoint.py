@@ -27,6 +27,16 @@ every field's type and range (`validate_payload`) before anything is built from 
 before the trailer load if they end in a complete torch file whose members pass their zip
 CRC-32 checks. ``torch.load`` ignores the trailer, so other programs read the file as usual.
 
+**Damage and hostility.** The trailer guards against accidental damage (a bad copy, a disk): it
+is no signature, anyone can write a file with a matching trailer, and a file without one loads
+(as files from before it do). What keeps a hostile file harmless is the reading itself: the
+torch file is loaded with ``weights_only=True`` (no code from the file runs), only when its zip
+members are stored uncompressed within the file's bytes (no archive that inflates); the loaded
+payload is walked once with a budget of `MAX_NODES` objects, and its tensors may hold no more
+bytes than the file (a view that repeats one number a billion times is refused); every size
+the file names is checked against its cap (the net's widths and weights, `NetConfig`; the
+replay window, `trapy_rl.train.replay`) before anything is allocated from it.
+
 A run folder holds ``checkpoints/ckpt_<iteration>.pt`` and ``checkpoints/latest.pt``.
 """
 
@@ -70,6 +80,9 @@ CHECKPOINT_DIR = "checkpoints"
 _TRAILER_TAG = b"\ntrapy_rl sha256 "
 TRAILER_SIZE = len(_TRAILER_TAG) + 64 + 1
 SIDES = range(2, MAX_SIDE + 1)  # the board sides a checkpoint may name
+# The objects (containers, tensors, numbers, strings) a payload may hold, counted each time
+# they are reached, and how deeply nested: a run's checkpoint holds a few thousand, 5 deep.
+MAX_NODES, MAX_DEPTH = 100_000, 32
 
 
 class CheckpointError(ValueError):
@@ -120,6 +133,24 @@ def find_checkpoint(path: str | os.PathLike) -> Path:
     raise CheckpointError(f"{path}: no such checkpoint file or run folder{also}")
 
 
+def _check_archive(path: Path, data: bytes) -> None:
+    """``data`` must be a zip whose members are stored uncompressed within its own bytes, as
+    ``torch.save`` writes them: reading it then never makes more bytes than the file has."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            members = archive.infolist()
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as error:
+        raise CheckpointError(f"{path}: damaged or not a checkpoint: {error}") from error
+    packed = [m.filename for m in members if m.compress_type != zipfile.ZIP_STORED]
+    if packed:
+        raise CheckpointError(f"{path}: not a torch file: member {packed[0]} is compressed")
+    declared = sum(m.file_size for m in members)
+    if declared > len(data):
+        raise CheckpointError(
+            f"{path}: damaged: its members claim {declared:,} bytes, the file has {len(data):,}"
+        )
+
+
 def _verified_bytes(path: Path) -> bytes:
     """The torch file inside ``path``, its checksum verified (see the module docstring)."""
     try:
@@ -142,6 +173,7 @@ def _verified_bytes(path: Path) -> bytes:
             f"{path}: damaged or not a checkpoint: it ends neither in a checksum nor in a "
             f"complete torch file ({len(raw)} bytes; truncated?)"
         )
+    _check_archive(path, raw)
     try:
         with zipfile.ZipFile(io.BytesIO(raw)) as archive:
             bad = archive.testzip()
@@ -164,6 +196,7 @@ def load_checkpoint(path: str | os.PathLike, *, map_location: str | torch.device
     """
     path = find_checkpoint(path)
     data = _verified_bytes(path)
+    _check_archive(path, data)
     try:
         payload = torch.load(io.BytesIO(data), map_location=map_location, weights_only=True)
     except Exception as error:  # a damaged file fails in many ways: say which file, and why
@@ -171,6 +204,7 @@ def load_checkpoint(path: str | os.PathLike, *, map_location: str | torch.device
             f"{path}: not a readable checkpoint ({len(data)} bytes; truncated or corrupt?): "
             f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
         ) from error
+    _check_objects(path, payload, file_bytes=len(data))
     if not isinstance(payload, dict) or payload.get("format") != FORMAT:
         raise CheckpointError(f"{path}: not a trapy_rl checkpoint (no format {FORMAT!r})")
     if payload.get("version") != VERSION:
@@ -215,7 +249,42 @@ def _is_int(value: Any) -> bool:
 
 
 def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    """A finite int or float (ints of at most 63 bits: counters, not numbers of any size)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    return abs(value) < 2**63 if isinstance(value, int) else math.isfinite(value)
+
+
+def _check_objects(path: Path | str, payload: Any, *, file_bytes: int) -> None:
+    """Walk the loaded payload once, each object counted every time it is reached (pickle can
+    share one object many times): at most `MAX_NODES` of them, `MAX_DEPTH` deep, and tensors
+    that are plain dense arrays holding, all together, no more bytes than the file."""
+    stack, nodes, tensor_bytes = [(payload, "", 0)], 0, 0
+    while stack:
+        value, where, depth = stack.pop()
+        nodes += 1
+        if nodes > MAX_NODES or depth > MAX_DEPTH:
+            raise CheckpointError(
+                f"{path}: holds more than {MAX_NODES:,} objects or {MAX_DEPTH} levels of "
+                "nesting; no checkpoint of this toolkit does"
+            )
+        if isinstance(value, dict):
+            stack.extend((v, f"{where}.{k!s:.40}", depth + 1) for k, v in value.items())
+            stack.extend((key, f"{where}.<key>", depth + 1) for key in value)
+        elif isinstance(value, (list, tuple)):
+            stack.extend((item, f"{where}.{i}", depth + 1) for i, item in enumerate(value))
+        elif isinstance(value, torch.Tensor):
+            field = where.lstrip(".")
+            if type(value) not in (torch.Tensor, torch.nn.Parameter) or (
+                value.layout != torch.strided or value.is_quantized or value.is_nested
+            ):
+                raise CheckpointError(f"{path}: field {field} is a tensor of another kind")
+            tensor_bytes += value.numel() * value.element_size()
+            if tensor_bytes > file_bytes:
+                raise CheckpointError(
+                    f"{path}: field {field} {tuple(value.shape)} takes the tensors past the "
+                    f"file's {file_bytes:,} bytes (a view that repeats its data?)"
+                )
 
 
 def _field_error(path: Path | str, field: str, wanted: str, value: Any) -> CheckpointError:

@@ -36,9 +36,21 @@ from trapy_rl.nn.layers import HexConv2d, MaskedBatchNorm2d, masked_pool
 __all__ = ["NetConfig", "PolicyValueNet"]
 
 ON_BOARD_PLANE = PLANE_NAMES.index("on_board")
-# Bounds on a net read from a file or a config: far above any net trained here, far below one
-# whose allocation would exhaust a machine.
-MAX_CHANNELS, MAX_BLOCKS = 1024, 64
+# Bounds on a net read from a file or a config: far above any net trained here (the large net,
+# 128 channels x 10 blocks, has 3 million weights), far below one whose allocation would
+# exhaust a machine. Each width is checked against its bound, then the weights of the whole
+# net (`NetConfig.num_weights`, counted from the widths) against MAX_WEIGHTS, before anything
+# is built: 1024 channels fit 3 blocks, 512 channels 14, 256 channels 56.
+MAX_CHANNELS, MAX_BLOCKS, MAX_HEAD_WIDTH, MAX_IN_PLANES = 1024, 64, 4096, 64
+MAX_WEIGHTS = 64 * 2**20  # 67 million: 256 MiB of float32 weights and buffers
+_BOUNDS = {
+    "channels": (1, MAX_CHANNELS),
+    "blocks": (0, MAX_BLOCKS),
+    "policy_channels": (1, MAX_HEAD_WIDTH),
+    "value_hidden": (1, MAX_HEAD_WIDTH),
+    "swap_hidden": (1, MAX_HEAD_WIDTH),
+    "in_planes": (ON_BOARD_PLANE + 1, MAX_IN_PLANES),
+}
 
 
 @functools.cache
@@ -91,27 +103,35 @@ class NetConfig:
     ownership_head: bool = False
 
     def __post_init__(self) -> None:
-        for name, least in (
-            ("channels", 1),
-            ("blocks", 0),
-            ("policy_channels", 1),
-            ("value_hidden", 1),
-            ("swap_hidden", 1),
-            ("in_planes", ON_BOARD_PLANE + 1),
-        ):
+        for name, (least, most) in _BOUNDS.items():
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
                 raise ValueError(f"model.{name} must be an integer >= {least}, got {value!r}")
+            if value > most:
+                raise ValueError(f"model.{name} must be at most {most}, got {value}")
             object.__setattr__(self, name, int(value))
         if not isinstance(self.ownership_head, bool):
             raise ValueError(
                 f"model.ownership_head must be true or false, got {self.ownership_head!r}"
             )
-        if self.channels > MAX_CHANNELS or self.blocks > MAX_BLOCKS:
+        if self.num_weights() > MAX_WEIGHTS:
             raise ValueError(
-                f"model: {self.channels} channels x {self.blocks} blocks is beyond this "
-                f"toolkit's nets (at most {MAX_CHANNELS} channels and {MAX_BLOCKS} blocks)"
+                f"model: {self.channels} channels x {self.blocks} blocks make "
+                f"{self.num_weights():,} weights, beyond this toolkit's limit of {MAX_WEIGHTS:,} "
+                f"({4 * MAX_WEIGHTS // 2**20} MiB)"
             )
+
+    def num_weights(self) -> int:
+        """The numbers in the net's ``state_dict`` (weights, biases, batch-norm statistics and
+        counters), counted from the widths without building it; 4 bytes each in float32."""
+        ch, c_in, p = self.channels, self.in_planes, self.policy_channels
+        norm = lambda width: 4 * width + 1  # noqa: E731 - scale, shift, mean, var; counter
+        stem = 9 * c_in * ch + norm(ch)  # HexConv2d 3x3 (masked, stored whole), no bias
+        tower = self.blocks * 2 * (9 * ch * ch + norm(ch))
+        policy = ch * p + norm(p) + p + 1  # 1x1 conv, BN, 1x1 conv with bias
+        mlps = sum(2 * ch * h + h + h + 1 for h in (self.swap_hidden, self.value_hidden))
+        ownership = ch + 1 if self.ownership_head else 0
+        return stem + tower + policy + mlps + ownership
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> NetConfig:
