@@ -11,8 +11,10 @@ round, so that both see the same machine. Each process builds the agent from its
 once to warm up (loading the net, compiling kernels), then answers one side-10 position after
 another (``PLIES`` random moves in, seeded), one move each; the figure is the median over every
 timed move of all rounds, as simulations per second, and the ratio is of median seconds a move.
-Threads are each process's defaults (torch picks the cores; ONNX Runtime and numba one), as a
-user meets them; the baseline is also run with torch on one thread, its own best setting here.
+torch runs on one thread in every process (ONNX Runtime and numba use one anyway): on a
+machine whose cores are busy, torch's default of one thread per core spends a move spinning
+(the baseline's ``mcts:pretrained:200`` took 40 s a move so, against 1.5 s on one thread: the
+net rows show why), which would flatter the ratio; one thread is the baseline's best setting.
 
 The net rows time the shipped net alone, in this process, at the batch sizes one game's search
 sends: torch's folded forward on 1 and 2 threads and ONNX Runtime on one.
@@ -76,7 +78,7 @@ print(json.dumps({"times": times, "module": trapy_rl.__file__}))
 """
 
 
-def probe(tree: Path, spec: str, *, positions: int, threads: str = "default") -> list[float]:
+def probe(tree: Path, spec: str, *, positions: int, threads: str = "1") -> list[float]:
     """Seconds a move of ``spec`` on ``positions`` positions, by the code in ``tree``."""
     env = {**os.environ, "PYTHONPATH": str(tree)}
     command = [sys.executable, "-c", PROBE, spec, str(PLIES), str(positions), threads]
@@ -117,11 +119,7 @@ def simulations(spec: str) -> int:
 def move_rows(*, quick: bool, baseline: str) -> list[dict]:
     """Before and after, alternating; the after variants show where the gain comes from."""
     net_sims, uct_sims = (200, 1000) if quick else (800, 5000)
-    cases = [  # (spec, the baseline's torch threads)
-        (f"mcts:pretrained:{net_sims}", "default"),
-        (f"mcts:pretrained:{net_sims}", "1"),
-        (f"uct:{uct_sims}", "default"),
-    ]
+    cases = [f"mcts:pretrained:{net_sims}", f"uct:{uct_sims}"]
     variants = [
         f"mcts:pretrained:{net_sims}",
         f"mcts:pretrained:{net_sims},leaves=1",
@@ -132,13 +130,13 @@ def move_rows(*, quick: bool, baseline: str) -> list[dict]:
     if quick:
         variants = [variants[0], variants[3]]
     rounds, positions = (1, 2) if quick else (2, 2)
-    before: dict[tuple[str, str], list[float]] = {case: [] for case in cases}
+    before: dict[str, list[float]] = {spec: [] for spec in cases}
     after: dict[str, list[float]] = {spec: [] for spec in variants}
     label = commit_of(baseline)
     with worktree(baseline) as old:
         for _ in range(rounds):
-            for spec, threads in cases:
-                before[spec, threads] += probe(old, spec, positions=positions, threads=threads)
+            for spec in cases:
+                before[spec] += probe(old, spec, positions=positions)
             for spec in variants:
                 after[spec] += probe(ROOT, spec, positions=positions)
     rows = []
@@ -147,15 +145,14 @@ def move_rows(*, quick: bool, baseline: str) -> list[dict]:
         median = statistics.median(times)
         rate = simulations(spec) / median
         rows.append(_row(f"one game, {spec}, now", rate, "sims/s", f"{median:.3f} s; {note}"))
-    for (spec, threads), times in before.items():
+    for spec, times in before.items():
         median = statistics.median(times)
-        where = label + (", torch 1 thread" if threads == "1" else "")
         rate = simulations(spec) / median
         rows.append(
-            _row(f"one game, {spec}, before ({where})", rate, "sims/s", f"{median:.3f} s; {note}")
+            _row(f"one game, {spec}, before ({label})", rate, "sims/s", f"{median:.3f} s; {note}")
         )
         ratio = median / statistics.median(after[spec])
-        rows.append(_row(f"one game, {spec}: before ({where}) / now", ratio, "x", "median s"))
+        rows.append(_row(f"one game, {spec}: before ({label}) / now", ratio, "x", "median s"))
     return rows
 
 
