@@ -1,4 +1,5 @@
-"""OpenSpiel's own AlphaZero trains on trap_y: the run that docs/interfaces.md shows, word for word.
+"""OpenSpiel's own AlphaZero trains on trap_y: the run that docs/interfaces.md shows, word for word;
+and, with --runslow, the peer benchmark of benchmarks/peers/openspiel_alphazero.py on side 3.
 
 The run is a separate Python process: OpenSpiel's ``alpha_zero`` module sets the process's
 multiprocessing start method to ``spawn`` and patches it for good when imported, which must not
@@ -75,3 +76,62 @@ def test_openspiel_alphazero_trains_on_trap_y(tmp_path):
             state.play(state.check_move(board.parse_action(name)))
         assert state.is_over
         assert (float(blue), float(yellow)) == ((1.0, -1.0) if state.winner == 1 else (-1.0, 1.0))
+
+
+PEER_CHECK = """
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(sys.argv[1]) / "benchmarks" / "peers"))
+from open_spiel.python.algorithms.alpha_zero import model_nnx
+
+eager = model_nnx.Model.inference  # before the benchmark replaces it
+import openspiel_alphazero as peer
+
+from trapy_rl.eval.arena import play_match
+from trapy_rl.agents import parse_agent
+from trapy_rl.game import Board
+
+if __name__ == "__main__":
+    run = Path(sys.argv[2])
+    last = peer.train(run, cpu_minutes=0.1, side=3, replay_buffer_size=256)
+    assert last["step"] >= 1 and last["positions"] > 0 and last["cpu_seconds"] > 0
+    peer_agent = peer.agent(run, last["step"], simulations=8)
+    model = peer_agent.bots[0].evaluator._model
+    state = peer_agent.game.new_initial_state()
+    rng = np.random.default_rng(0)
+    while not state.is_terminal():  # the jitted inference is OpenSpiel's, to float precision
+        obs, mask = np.asarray(state.observation_tensor()), np.asarray(state.legal_actions_mask())
+        value, policy = eager(model, obs, mask)
+        jit_value, jit_policy = peer.jitted_inference(model, obs, mask)
+        assert np.allclose(value, jit_value, atol=1e-5)
+        assert np.allclose(policy, jit_policy, atol=1e-6)
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    board = Board(3)
+    result = play_match(peer_agent, parse_agent("random", board=board, seed=0), num_games=2,
+                        board=board, seed=0)
+    assert result.games == 2
+    print("ok", last)
+"""
+
+
+@pytest.mark.slow
+def test_the_peer_benchmark_trains_counts_and_plays(tmp_path):
+    """benchmarks/peers/openspiel_alphazero.py on side 3: it stops once its budget is spent, says
+    what it counted, its inference is OpenSpiel's, and a checkpoint plays in the arena."""
+    script = tmp_path / "peer_check.py"
+    script.write_text(PEER_CHECK)
+    done = subprocess.run(
+        [sys.executable, script.name, str(ROOT), str(tmp_path / "run")],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONWARNINGS": "ignore"},
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    budget = [json.loads(line) for line in (tmp_path / "run" / "budget.jsonl").open()]
+    # 0.1 CPU-minutes is spent before the first step ends (start-up alone costs more): one step.
+    assert len(budget) == 1 and budget[0]["cpu_seconds"] >= 6
