@@ -51,6 +51,8 @@ logs), and ``budget.jsonl``, one line a learner step: ``step``, ``positions`` (t
 self-play sent the learner so far), ``cpu_seconds`` (this process and the actor's, all their
 threads: user + system), ``wall_seconds``, ``positions_per_cpu_minute``. The actor's CPU time is
 read from ``/proc``, so the script runs on Linux. OpenSpiel seeds nothing, so runs differ.
+Importing this module imports OpenSpiel's ``alpha_zero``, which sets the process's
+multiprocessing start method to ``spawn`` for good (and ignores later attempts to change it).
 
 A checkpoint plays in the toolkit's arena as `agent` (OpenSpiel's MCTS on the net, as its own
 evaluators search):
