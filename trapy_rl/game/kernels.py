@@ -133,11 +133,12 @@ def full_board_winners(stones: np.ndarray, board: Board) -> np.ndarray:
 
 # ---------------------------------------------------------------------- random playouts
 @_jit
-def _fill_row(stones, mover, rng, board, empty) -> None:
+def _fill_row(stones, mover, uniforms, board, empty) -> None:
     """Write into ``board`` [K] the stones [K] with every empty cell filled at random.
 
-    A uniformly random order of the empty cells (Fisher-Yates, drawn from ``rng``); the mover
-    takes the cells of even rank, as in a game played on in that order. ``empty`` is scratch.
+    A uniformly random order of the empty cells (Fisher-Yates, its j-th swap drawn from
+    ``uniforms[j]``, [K] float64 in [0, 1)); the mover takes the cells of even rank, as in a
+    game played on in that order. ``empty`` is scratch.
     """
     num_empty = 0
     for cell in range(stones.shape[0]):
@@ -146,24 +147,24 @@ def _fill_row(stones, mover, rng, board, empty) -> None:
             empty[num_empty] = cell
             num_empty += 1
     for j in range(num_empty - 1, 0, -1):
-        swap = rng.integers(0, j + 1)
+        swap = min(int(uniforms[j] * (j + 1)), j)  # uniform on 0..j (to 2**-53)
         empty[j], empty[swap] = empty[swap], empty[j]
     for j in range(num_empty):
         board[empty[j]] = mover if j % 2 == 0 else 3 - mover
 
 
 @_jit
-def _random_fills(stones, to_move, rng):
+def _random_fills(stones, to_move, uniforms):
     m, k = stones.shape
     boards = np.empty((m, k), dtype=np.int8)
     empty = np.empty(k, dtype=np.intp)
     for i in range(m):
-        _fill_row(stones[i], to_move[i], rng, boards[i], empty)
+        _fill_row(stones[i], to_move[i], uniforms[i], boards[i], empty)
     return boards
 
 
 @_jit
-def _fill_winners(stones, to_move, rng, neighbors, region_masks, win_table):
+def _fill_winners(stones, to_move, uniforms, neighbors, region_masks, win_table):
     m, k = stones.shape
     winners = np.empty(m, dtype=np.int8)
     board = np.empty(k, dtype=np.int8)
@@ -171,7 +172,7 @@ def _fill_winners(stones, to_move, rng, neighbors, region_masks, win_table):
     parent = np.empty(k, dtype=np.intp)
     regions = np.empty(k, dtype=np.uint8)
     for i in range(m):
-        _fill_row(stones[i], to_move[i], rng, board, empty)
+        _fill_row(stones[i], to_move[i], uniforms[i], board, empty)
         winners[i] = _board_winner(board, parent, regions, neighbors, region_masks, win_table)
     return winners
 
@@ -182,7 +183,8 @@ def random_fills(stones: np.ndarray, to_move: np.ndarray, rng: np.random.Generat
     The distribution of `trapy_rl.game.fill.random_fill`, from other draws of ``rng``.
     """
     stones = np.ascontiguousarray(stones, dtype=np.int8)
-    return _random_fills(stones, np.ascontiguousarray(to_move, dtype=np.int8), rng)
+    uniforms = rng.random(stones.shape)  # [m, K] float64: one draw per cell, in one call
+    return _random_fills(stones, np.ascontiguousarray(to_move, dtype=np.int8), uniforms)
 
 
 def fill_winners(
@@ -192,8 +194,8 @@ def fill_winners(
 
     Equal to ``full_board_winners(random_fills(stones, to_move, rng), board)`` without
     keeping the boards; the distribution of ``full_board_winner(random_fill(...))``, each
-    order of the empty cells equally likely, but other draws of ``rng`` (its bit generator
-    advances as numpy's own draws would advance it).
+    order of the empty cells equally likely (to 2**-53), from other draws of ``rng``: one
+    uniform per cell, drawn by numpy in one call, the shuffle compiled.
 
     Args:
         stones: [m, K] int8, 0 empty, 1 blue, 2 yellow; not modified.
@@ -207,7 +209,8 @@ def fill_winners(
     neighbors, region_masks, win_table = engine_tables(board)
     stones = np.ascontiguousarray(stones, dtype=np.int8)
     to_move = np.ascontiguousarray(to_move, dtype=np.int8)
-    return _fill_winners(stones, to_move, rng, neighbors, region_masks, win_table)
+    uniforms = rng.random(stones.shape)  # [m, K] float64: one draw per cell, in one call
+    return _fill_winners(stones, to_move, uniforms, neighbors, region_masks, win_table)
 
 
 # ---------------------------------------------------------------------- path replay
