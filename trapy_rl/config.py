@@ -16,6 +16,17 @@ defaults, and a nested settings node of the twin holds its own class's defaults.
 ``configs/model/tiny.yaml`` lists the widths in which the tiny net differs from `NetConfig()`,
 and ``configs/selfplay/workers.yaml`` says ``num_workers: 2`` alone.
 
+A mistake on a command line is one line: `check_command_line` composes the configuration
+before Hydra's main does, and turns what Hydra and OmegaConf raise (an unknown key, a value of
+the wrong type, an unknown option of a group, an override it cannot read) into one
+``ValueError`` naming the key and what is allowed: the closest known key for a typo, the options
+of a group. `compose_settings` reports the same way.
+
+    $ trapy-train iteratons=3
+    trapy-train: error: unknown setting 'iteratons' (did you mean 'iterations'?)
+    $ trapy-train model=huge
+    trapy-train: error: model=huge: no such option of model (options: large, small, tiny)
+
 This module imports nothing else of trapy_rl, and loads Hydra only when a command line
 registers or composes: the library builds its settings with `settings_from_dict` without it.
 """
@@ -23,7 +34,9 @@ registers or composes: the library builds its settings with `settings_from_dict`
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import functools
+import re
 import types
 import typing
 from collections.abc import Mapping, Sequence
@@ -35,7 +48,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CONFIG_DIR",
+    "check_command_line",
     "compose_settings",
+    "composition_error",
     "hydra_schema",
     "register_schema",
     "settings_from_dict",
@@ -102,14 +117,171 @@ def compose_settings(
     TrainConfig, ["model=small"])``.
 
     Raises:
-        hydra.errors.ConfigCompositionException: naming an unknown key or option.
-        ValueError: naming the dotted key, for a bad value.
+        ValueError: one line naming the key, for an unknown key or option, a value of the wrong
+            type (`composition_error`) or a bad value.
     """
     from hydra import compose, initialize_config_dir  # Hydra for this call only (see above)
 
     register_schema(command, settings)
-    with initialize_config_dir(config_dir=CONFIG_DIR, version_base="1.3"):
-        return settings_of(compose(config_name=command, overrides=list(overrides)), settings)
+    try:
+        with initialize_config_dir(config_dir=CONFIG_DIR, version_base="1.3"):
+            cfg = compose(config_name=command, overrides=list(overrides))
+            return settings_of(cfg, settings)
+    except Exception as error:  # Hydra's and OmegaConf's own kinds: see composition_error
+        message = composition_error(error, settings, overrides)
+        if message is None:
+            raise
+        raise ValueError(message) from error
+
+
+# Hydra's command-line flags after which the configuration is not composed as usual (a sweep,
+# help, another config), so that `check_command_line` leaves the command line to Hydra.
+_HYDRA_OWN_FLAGS = (
+    "multirun", "help", "hydra_help", "info", "shell_completion", "config_path",
+    "config_name", "config_dir", "experimental_rerun",
+)  # fmt: skip
+
+
+def check_command_line(command: str, settings: type[Settings], argv: Sequence[str]) -> None:
+    """Compose ``configs/<command>.yaml`` with the overrides of the command line ``argv`` (the
+    arguments after the program's name) and build its ``settings``, as Hydra's main is about
+    to: a mistake becomes one ValueError line here, before Hydra prints its own many lines.
+
+    A command line with a sweep (``--multirun``), help or another config is left to Hydra.
+
+    Raises:
+        ValueError: one line naming the key and what is allowed.
+    """
+    # Hydra's own parser of its command line: the same flags and overrides as its main.
+    from hydra._internal.utils import get_args_parser
+
+    parser = get_args_parser()
+
+    def refuse(message: str) -> None:  # argparse's error(): one line, not the usage
+        raise ValueError(f"cannot read the command line: {message}")
+
+    parser.error = refuse
+    args = parser.parse_args(list(argv))
+    if any(getattr(args, flag, None) for flag in _HYDRA_OWN_FLAGS):
+        return
+    compose_settings(command, settings, args.overrides)
+
+
+def composition_error(
+    error: BaseException, settings: type, overrides: Sequence[str] = ()
+) -> str | None:
+    """One line for an error Hydra or OmegaConf raised composing the configuration whose schema
+    is ``settings``, naming the key and what is allowed; None for any other exception.
+
+    Unknown key: the closest known key of its group (difflib), else the group's keys; a value of
+    the wrong type: the type the key takes; an unknown option of a group: the group's options;
+    an override that does not parse: the override.
+    """
+    from hydra.errors import HydraException, MissingConfigException, OverrideParseException
+    from omegaconf.errors import OmegaConfBaseException
+
+    if not isinstance(error, (HydraException, OmegaConfBaseException)):
+        return None
+    if isinstance(error, MissingConfigException) and error.options is not None:
+        group, _, option = str(error.missing_cfg_file or "").rpartition("/")
+        if group:
+            return (
+                f"{group}={option}: no such option of {group} "
+                f"(options: {', '.join(sorted(error.options))})"
+            )
+    if isinstance(error, OverrideParseException):
+        bad = next((o for o in overrides if not _parses(o)), None)
+        return f"cannot read the override {bad!r}: {_first_line(error)}" if bad else None
+    cause = error.__cause__ if isinstance(error.__cause__, OmegaConfBaseException) else error
+    key = str(getattr(cause, "full_key", None) or "")
+    if key and type(cause).__name__ in ("ConfigAttributeError", "ConfigKeyError"):
+        *parents, name = key.split(".")
+        return _unknown_setting(".".join(parents), name, _known_keys(settings, parents))
+    if key and type(cause).__name__ == "ValidationError":
+        wanted = _wanted_type(settings, key.split("."))
+        value = _override_value(overrides, key)
+        if wanted:
+            return f"{key} must be {wanted}, got {value!r}"
+    text = _first_line(error)
+    already = re.search(r"An item is already at '([^']+)'", text)
+    if already:
+        name = already.group(1)
+        return f"+{name}: {name} is already a setting: write {name}=... without the +"
+    if text.startswith("Ambiguous value"):
+        text += " (a list is key=[a,b], a string key='a,b'; a sweep needs --multirun)"
+    return f"{key}: {text}" if key and key not in text else text
+
+
+def _first_line(error: BaseException) -> str:
+    """The first line of the message (the others hold details and suggestions)."""
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    return lines[0] if lines else type(error).__name__
+
+
+def _parses(override: str) -> bool:
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    try:
+        OverridesParser.create().parse_override(override)
+    except Exception:  # any failure to parse is the answer
+        return False
+    return True
+
+
+def _override_value(overrides: Sequence[str], key: str) -> str:
+    """The value the command line gave ``key`` (the last override naming it)."""
+    for override in reversed(list(overrides)):
+        name, equals, value = override.partition("=")
+        if equals and name.lstrip("+~") == key:
+            return value
+    return "?"
+
+
+def _settings_at(settings: type | None, path: Sequence[str]) -> type | None:
+    """The settings dataclass at the dotted ``path`` below ``settings``, or None."""
+    for part in path:
+        if settings is None or not dataclasses.is_dataclass(settings):
+            return None
+        kind = typing.get_type_hints(settings).get(part)
+        settings = kind if dataclasses.is_dataclass(kind) else None
+    return settings if dataclasses.is_dataclass(settings) else None
+
+
+def _known_keys(settings: type, path: Sequence[str]) -> list[str]:
+    group = _settings_at(settings, path)
+    return sorted(f.name for f in dataclasses.fields(group)) if group else []
+
+
+def _unknown_setting(group: str, name: str, known: Sequence[str]) -> str:
+    """``<group>: unknown setting '<name>'`` with the closest of ``known`` (difflib), else all
+    of them."""
+    where = f"{group}: " if group else ""
+    close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    if close:
+        return f"{where}unknown setting {name!r} (did you mean {close[0]!r}?)"
+    if known:
+        return f"{where}unknown setting {name!r} (known: {', '.join(known)})"
+    return f"{where}unknown setting {name!r}"
+
+
+def _wanted_type(settings: type, path: Sequence[str]) -> str | None:
+    """What the key at ``path`` takes, in words (``an integer``), or None where unknown."""
+    group = _settings_at(settings, path[:-1])
+    if group is None:
+        return None
+    kind = typing.get_type_hints(group).get(path[-1])
+    if kind is None:
+        return None
+    optional = ""
+    if typing.get_origin(kind) in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(kind) if a is not type(None)]
+        kind, optional = (args[0], " or null") if len(args) == 1 else (kind, "")
+    if dataclasses.is_dataclass(kind):
+        return f"a group of settings ({'.'.join(path)}.KEY=VALUE)"
+    if typing.get_origin(kind) is tuple:
+        return "a list such as [a,b]" + optional
+    words = {int: "an integer", float: "a number", bool: "true or false", str: "a string"}
+    return words[kind] + optional if kind in words else None
 
 
 def settings_from_dict(cls: type[Settings], data: Mapping[str, Any], where: str = "") -> Settings:
@@ -127,10 +299,7 @@ def settings_from_dict(cls: type[Settings], data: Mapping[str, Any], where: str 
     names = {f.name for f in dataclasses.fields(cls)}
     unknown = sorted(set(data) - names)
     if unknown:
-        raise ValueError(
-            f"{where or cls.__name__}: unknown setting {unknown[0]!r} "
-            f"(known: {', '.join(sorted(names))})"
-        )
+        raise ValueError(_unknown_setting(where or cls.__name__, str(unknown[0]), sorted(names)))
     values = {}
     for name, value in data.items():
         key = f"{where}.{name}" if where else name

@@ -81,8 +81,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         engine = GtpEngine(args.agent, side=args.side, seed=args.seed)
-    except ValueError as error:  # one line and a hint, not the usage: the arguments parsed
-        parser.exit(2, f"{parser.prog}: error: {error}\n({parser.prog} --help lists the specs)\n")
+    except ValueError as error:  # one line with a hint, not the usage: the arguments parsed
+        parser.exit(2, f"{parser.prog}: error: {error} ({parser.prog} --help lists the specs)\n")
     try:
         serve(engine, sys.stdin.buffer, sys.stdout.buffer)
     except KeyboardInterrupt:

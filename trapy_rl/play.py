@@ -258,8 +258,8 @@ def main(
     try:
         board = Board(check_side(args.side))
         agent = parse_agent(args.agent, board=board, seed=args.seed)
-    except ValueError as error:  # one line and a hint, not the usage: the arguments parsed
-        parser.exit(2, f"{parser.prog}: error: {error}\n({parser.prog} --help lists the specs)\n")
+    except ValueError as error:  # one line with a hint, not the usage: the arguments parsed
+        parser.exit(2, f"{parser.prog}: error: {error} ({parser.prog} --help lists the specs)\n")
     path = args.record or default_record_path()
     try:
         check_record_path(path)

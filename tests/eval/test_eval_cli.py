@@ -149,7 +149,7 @@ def test_baselines_mode_tabulates_chosen_checkpoints(tmp_path) -> None:
         (["agents=[random,uct:2]", "side=3", "mode=baselines", "baselines=[]"], "needs baselines"),
         (["agents=[random,uct:2]", "mode=swiss", "side=3"], "mode must be one of"),
         (["agents=[random,wizard]", "side=3"], "unknown agent spec 'wizard'"),
-        (["agents=[random,uct:2]", "side=3", "games=0"], "num_games must be >= 1"),
+        (["agents=[random,uct:2]", "side=3", "games=0"], "games must be between 1 and"),
     ],
 )
 def test_bad_settings_name_the_problem(tmp_path, overrides, message) -> None:

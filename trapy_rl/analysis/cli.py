@@ -22,16 +22,24 @@ it was computed with), ``openings_<estimator>.png`` (the map),
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import hydra
+from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig
 
-from trapy_rl.config import CONFIG_DIR, register_schema, settings_of
+from trapy_rl.config import CONFIG_DIR, check_command_line, register_schema, settings_of
+from trapy_rl.errors import reported
+from trapy_rl.game.board import MAX_SIDE
 from trapy_rl.mcts.settings import SearchSettings
+from trapy_rl.nn.device import check_device
 
 __all__ = ["OpeningsConfig", "main", "run"]
+
+MAX_PLAYOUTS = 10_000_000  # rollouts per leaf, playouts or games per opening
+MAX_SIMULATIONS = 1_000_000  # the search's, per opening
 
 
 @dataclass(frozen=True)
@@ -64,6 +72,44 @@ class OpeningsConfig:
     out_dir: str | None = None
     fairest: int = 5
     top: int = 20
+
+    def __post_init__(self) -> None:
+        """Sizes checked against their caps, and the settings that only one estimator reads
+        refused with another (the estimator itself is checked by `estimate_openings`)."""
+        p = []
+        bounds = {
+            "side": (2, MAX_SIDE, self.side),
+            "rollouts": (1, MAX_PLAYOUTS, self.rollouts),
+            "playouts": (1, MAX_PLAYOUTS, self.playouts),
+            "refine_fairest": (0, MAX_SIDE * MAX_SIDE, self.refine_fairest),
+            "workers": (1, 1024, self.workers),
+            "fairest": (0, MAX_SIDE * MAX_SIDE, self.fairest),
+            "top": (0, MAX_SIDE * MAX_SIDE, self.top),
+            "seed": (0, 2**63 - 1, self.seed),
+            "search.num_simulations": (1, MAX_SIMULATIONS, self.search.num_simulations),
+        }
+        for key, (least, most, value) in bounds.items():
+            if not least <= value <= most:
+                p.append(f"{key} must be between {least} and {most:,}, got {value}")
+        if not 0 < self.half_width <= 0.5:
+            p.append(f"half_width must be in (0, 0.5], got {self.half_width}")
+        try:
+            check_device(self.device)
+        except ValueError as error:
+            p.append(str(error))
+        if self.estimator == "net" and self.checkpoint is None:
+            p.append("estimator=net needs checkpoint=FILE_OR_RUN")
+        playout_only = {
+            "agent": self.agent != "random",
+            "opponent": self.opponent is not None,
+            "extend": self.extend is not None,
+            "workers": self.workers > 1,
+        }
+        for key, given in playout_only.items():
+            if given and self.estimator != "playout":
+                p.append(f"{key} is read by estimator=playout alone, not {self.estimator}")
+        if p:
+            raise ValueError("; ".join(p))
 
 
 register_schema("openings", OpeningsConfig)
@@ -141,14 +187,18 @@ def run(cfg: DictConfig | OpeningsConfig, out_dir: str | Path) -> dict[str, Path
 
 
 @hydra.main(version_base="1.3", config_path=CONFIG_DIR, config_name="openings")
-def main(cfg: DictConfig) -> None:
-    from hydra.core.hydra_config import HydraConfig
-
-    from trapy_rl.errors import reported
-
+def _hydra_main(cfg: DictConfig) -> None:
     with reported("trapy-openings"):
         settings = settings_of(cfg, OpeningsConfig)
         run(settings, settings.out_dir or HydraConfig.get().runtime.output_dir)
+
+
+def main() -> None:
+    """``trapy-openings [OVERRIDES]``: the command line checked (one line for a mistake),
+    then Hydra's main: the output folder, then `run`."""
+    with reported("trapy-openings"):
+        check_command_line("openings", OpeningsConfig, sys.argv[1:])
+    _hydra_main()
 
 
 if __name__ == "__main__":

@@ -30,6 +30,8 @@ composed configuration.
 
 from __future__ import annotations
 
+import math
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,7 +39,8 @@ import hydra
 from omegaconf import DictConfig
 
 from trapy_rl.agents.network import checkpoint_spec
-from trapy_rl.config import CONFIG_DIR, register_schema, settings_of
+from trapy_rl.config import CONFIG_DIR, check_command_line, register_schema, settings_of
+from trapy_rl.errors import reported
 from trapy_rl.eval.cycles import find_cycles, head_to_head_spread
 from trapy_rl.eval.pool import load_pool, rate_against_pool
 from trapy_rl.eval.report import write_tournament
@@ -49,12 +52,15 @@ from trapy_rl.eval.tournament import (
     play_tournament,
     run_checkpoints,
 )
-from trapy_rl.game.board import Board
+from trapy_rl.game.board import MAX_SIDE, Board
+from trapy_rl.nn.device import check_device
 
 __all__ = ["COMMAND_MODES", "EvalCommandConfig", "evaluate", "main"]
 
 DEFAULT_SIDE = 10
 COMMAND_MODES = (*MODES, "benchmark")
+MAX_MATCH_GAMES = 10_000  # games of a match, played at once (each with its search tree)
+MAX_SIMULATIONS = 1_000_000  # the run's checkpoints' search a move
 
 
 @dataclass(frozen=True)
@@ -118,6 +124,48 @@ class EvalCommandConfig:
     progress: bool = True
     threads: int = 1
 
+    def __post_init__(self) -> None:
+        """Each key checked, and the pairs that only work together, when the settings are
+        built (on the command line before Hydra's output folder is made)."""
+        p = []
+        if self.mode not in COMMAND_MODES:
+            p.append(f"mode must be one of {', '.join(COMMAND_MODES)}, got {self.mode!r}")
+        if not 1 <= self.games <= MAX_MATCH_GAMES:  # a match's games are played all at once
+            p.append(f"games must be between 1 and {MAX_MATCH_GAMES:,}, got {self.games}")
+        if self.side is not None and not 2 <= self.side <= MAX_SIDE:
+            p.append(f"side must be between 2 and {MAX_SIDE} or null, got {self.side}")
+        if not 0 <= self.openings <= MAX_SIDE * MAX_SIDE:
+            p.append(f"openings must be between 0 and {MAX_SIDE * MAX_SIDE}, got {self.openings}")
+        if not 0 <= self.num_simulations <= MAX_SIMULATIONS:
+            p.append(
+                f"num_simulations must be between 0 and {MAX_SIMULATIONS:,}, got "
+                f"{self.num_simulations}"
+            )
+        if not 0 <= self.threads <= 1024:
+            p.append(f"threads must be between 0 and 1024, got {self.threads}")
+        if not (self.prior_games >= 0 and math.isfinite(self.prior_games)):
+            p.append(f"prior_games must be finite and >= 0, got {self.prior_games}")
+        try:
+            check_device(self.device)
+        except ValueError as error:
+            p.append(str(error))
+        if self.checkpoints and not self.run:
+            p.append("checkpoints=[...] picks checkpoints of a run: give run=RUN_FOLDER too")
+        if self.starts and self.openings:
+            p.append("openings=N plays random stones instead of the start set: add starts=false")
+        if self.focus is not None and self.mode != "gauntlet":
+            p.append(f"focus is the gauntlet's agent: it needs mode=gauntlet, not {self.mode}")
+        benchmark_only = {
+            "head_to_head": self.head_to_head,
+            "pool_members": self.pool_members,
+            "pool": self.pool != "default",
+        }
+        for key, given in benchmark_only.items():
+            if given and self.mode != "benchmark":
+                p.append(f"{key} is for mode=benchmark (the rating pool), not mode={self.mode}")
+        if p:
+            raise ValueError("; ".join(p))
+
 
 register_schema("eval", EvalCommandConfig)
 
@@ -130,22 +178,12 @@ def evaluate(cfg: DictConfig | EvalCommandConfig) -> TournamentResult:
     """
     if not isinstance(cfg, EvalCommandConfig):
         cfg = settings_of(cfg, EvalCommandConfig)
-    if cfg.mode not in COMMAND_MODES:
-        raise ValueError(f"mode must be one of {', '.join(COMMAND_MODES)}, got {cfg.mode!r}")
-    if cfg.threads < 0:
-        raise ValueError(f"threads must be >= 0, got {cfg.threads}")
     if cfg.threads:
         import torch
 
         torch.set_num_threads(int(cfg.threads))
     if not cfg.agents and not cfg.run:
         raise ValueError("no agents: give agents=[...] and/or run=RUN_FOLDER")
-    if cfg.checkpoints and not cfg.run:
-        raise ValueError("checkpoints=[...] picks checkpoints of a run: give run=RUN_FOLDER too")
-    if cfg.starts and cfg.openings:
-        raise ValueError(
-            "openings=N plays random stones instead of the start set: add starts=false"
-        )
     side, curve, x_label = _run_agents(cfg)
     board = Board(side)
     out = Path(cfg.out) if cfg.out else Path(_hydra_output_dir())
@@ -314,11 +352,17 @@ def _hydra_output_dir() -> str:
 
 
 @hydra.main(version_base="1.3", config_path=CONFIG_DIR, config_name="eval")
-def main(cfg: DictConfig) -> None:
-    from trapy_rl.errors import reported
-
+def _hydra_main(cfg: DictConfig) -> None:
     with reported("trapy-eval"):
         evaluate(cfg)
+
+
+def main() -> None:
+    """``trapy-eval [OVERRIDES]``: the command line checked (one line for a mistake), then
+    Hydra's main: the output folder, then `evaluate`."""
+    with reported("trapy-eval"):
+        check_command_line("eval", EvalCommandConfig, sys.argv[1:])
+    _hydra_main()
 
 
 if __name__ == "__main__":

@@ -11,11 +11,16 @@ slower than fp32, so it is not used by default. On CUDA, bf16 is used where
 from __future__ import annotations
 
 import functools
+import re
 from pathlib import Path
 
 import torch
 
-__all__ = ["bf16_supported", "cpu_bf16_flags", "resolve_device"]
+__all__ = ["DEVICES", "bf16_supported", "check_device", "cpu_bf16_flags", "resolve_device"]
+
+DEVICES = "'auto', 'cpu' or 'cuda[:i]'"
+"""The devices a setting may name, in words."""
+_DEVICE_NAME = re.compile(r"auto|cpu(:0)?|cuda(:\d{1,3})?")
 
 _BF16_FLAGS = ("avx512_bf16", "amx_bf16", "amx_tile")
 
@@ -44,20 +49,30 @@ def bf16_supported(device: torch.device | str) -> bool:
     return False
 
 
+def check_device(device: str, key: str = "device") -> str:
+    """``device`` if it names a device this toolkit runs on (`DEVICES`), whether or not this
+    machine has it (`resolve_device` checks that); else a ValueError naming ``key``."""
+    if not isinstance(device, str) or not _DEVICE_NAME.fullmatch(device):
+        raise ValueError(f"{key} must be {DEVICES}, got {device!r}")
+    return device
+
+
 def resolve_device(device: torch.device | str = "auto") -> torch.device:
     """``"auto"`` -> cuda when available, else cpu; ``"cpu"``/``"cuda"``/``"cuda:1"`` as given.
 
     Raises:
         ValueError: for an unknown device, or cuda asked for where there is none.
     """
-    if isinstance(device, str) and device == "auto":
+    if isinstance(device, torch.device):
+        device = str(device)
+    if check_device(device) == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    try:
-        resolved = torch.device(device)
-    except (RuntimeError, TypeError) as error:
-        raise ValueError(f"device must be 'auto', 'cpu' or 'cuda[:i]', got {device!r}") from error
-    if resolved.type not in ("cpu", "cuda"):
-        raise ValueError(f"device must be 'auto', 'cpu' or 'cuda[:i]', got {device!r}")
+    resolved = torch.device(device)
     if resolved.type == "cuda" and not torch.cuda.is_available():
         raise ValueError(f"device {device!r} asked for, but CUDA is not available here")
+    if resolved.type == "cuda" and (resolved.index or 0) >= torch.cuda.device_count():
+        raise ValueError(
+            f"device {device!r} asked for, but this machine has {torch.cuda.device_count()} "
+            "CUDA devices"
+        )
     return resolved

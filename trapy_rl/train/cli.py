@@ -8,18 +8,21 @@
 
 Each run writes its resolved config, checkpoints and TensorBoard events into its Hydra output
 folder, ``outputs/<date>/<time>/``. The schema of ``configs/train.yaml`` is `TrainConfig`,
-registered here: every key is checked when the configuration is composed, and ``trapy-train
---cfg job`` prints the whole composed configuration.
+registered here: every key is checked when the configuration is composed (a mistake is one
+line, `trapy_rl.config.check_command_line`), and ``trapy-train --cfg job`` prints the whole
+composed configuration.
 """
 
 from __future__ import annotations
+
+import sys
 
 import hydra
 from hydra import compose
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
 
-from trapy_rl.config import CONFIG_DIR, register_schema, settings_of
+from trapy_rl.config import CONFIG_DIR, check_command_line, register_schema, settings_of
 from trapy_rl.errors import reported
 from trapy_rl.train.loop import train
 from trapy_rl.train.resume import changed_settings, flatten_settings, resumed_config
@@ -64,11 +67,19 @@ def _command_line_settings(cfg: DictConfig) -> set[str]:
 
 
 @hydra.main(version_base="1.3", config_path=CONFIG_DIR, config_name="train")
-def main(cfg: DictConfig) -> None:
+def _hydra_main(cfg: DictConfig) -> None:
     with reported("trapy-train"):
         code = run(cfg)
     if code:
         raise SystemExit(code)
+
+
+def main() -> None:
+    """``trapy-train [OVERRIDES]``: the command line checked (one line for a mistake), then
+    Hydra's main: the run folder, then `run`."""
+    with reported("trapy-train"):
+        check_command_line("train", TrainConfig, sys.argv[1:])
+    _hydra_main()
 
 
 if __name__ == "__main__":

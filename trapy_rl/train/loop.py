@@ -40,7 +40,7 @@ from trapy_rl.agents import NetworkMCTSAgent
 from trapy_rl.eval.pool import Pool, load_pool, pool_rating
 from trapy_rl.eval.starts import load_starts
 from trapy_rl.game.board import Board
-from trapy_rl.nn import NetEvaluator, PolicyValueNet
+from trapy_rl.nn import NetEvaluator, PolicyValueNet, resolve_device
 from trapy_rl.train.checkpoint import (
     CHECKPOINT_DIR,
     CheckpointError,
@@ -222,6 +222,7 @@ def _out_of_time(run: _Run) -> bool:
 
 def _build(cfg: TrainConfig) -> _Run:
     """The run folder (with its config.yaml), the seeds, the net and the pieces around it."""
+    device = resolve_device(cfg.device)  # first: a device this machine lacks is one line
     run_dir = Path(cfg.run_dir or ".").resolve()
     (run_dir / CHECKPOINT_DIR).mkdir(parents=True, exist_ok=True)
     for leftover in remove_temporary_files(run_dir / CHECKPOINT_DIR):
@@ -234,7 +235,6 @@ def _build(cfg: TrainConfig) -> _Run:
     torch.manual_seed(cfg.seed)
     board = Board(cfg.curriculum.side_at(0, cfg.side))
     net = PolicyValueNet(cfg.model)
-    device = torch.device(cfg.device)
     evaluator = NetEvaluator(net, device=device, bf16=cfg.bf16, **cfg.net_options())
     positions = cfg.iterations * cfg.selfplay.num_games * cfg.selfplay.moves_per_iteration
     total_steps = math.ceil(positions * cfg.replay.train_ratio / cfg.optim.batch_size)
@@ -441,9 +441,8 @@ def _closing_matches(run: _Run, reporter: Reporter) -> dict[str, Any]:
         starts=starts, progress=True,
     )  # fmt: skip
     for spec, match in matches.items():
-        if reporter.writer is not None:
-            tag = f"eval/final_win_rate_vs_{tag_name(spec)}"
-            reporter.writer.add_scalar(tag, match.win_rate, run.counters["iteration"])
+        tag = f"eval/final_win_rate_vs_{tag_name(spec)}"  # once, even when played again
+        reporter.scalar(tag, match.win_rate, run.counters["iteration"])
         low, high = match.interval
         print(
             f"final match vs {spec}, {match.games} games (both colours, swap allowed"

@@ -2,12 +2,24 @@
 
 Tags are namespaced: ``selfplay/...`` (the games), ``loss/...`` and ``optim/...`` (the
 learner), ``replay/...``, ``perf/...`` (seconds) and ``eval/...`` (matches).
+
+**Every point once.** A process that stops without a checkpoint (SIGKILL, a crash, a power
+cut) leaves points in the event files that the next start logs again: a run that resumes
+from the checkpoint of iteration i repeats every step after i, one that starts afresh in the
+folder repeats them all. TensorBoard's ``purge_step`` only writes a marker that some readers
+honour (TensorBoard's own ``EventAccumulator``); the points stay in the files, and a reader of
+the files (a script, another viewer) sees each once per start. So a start removes them from
+the files first (`prune_events`): every event of a step after the iteration it starts from
+goes, and a start afresh begins from an empty log. The closing matches are logged at the last
+iteration's step, after its checkpoint; a run resumed there plays them again, and their
+points are written only where the kept log lacks them (`Reporter.scalar`).
 """
 
 from __future__ import annotations
 
 import logging
 import math
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -18,7 +30,7 @@ from tqdm.auto import tqdm
 from trapy_rl.train.selfplay import SelfPlayStats
 from trapy_rl.train.settings import TrainConfig
 
-__all__ = ["Reporter"]
+__all__ = ["Reporter", "logged_points", "prune_events"]
 
 log = logging.getLogger(__name__)
 
@@ -42,14 +54,17 @@ class Reporter:
         self.writer = None
         checkpoints = run_dir / "checkpoints"
         print(f"run folder: {run_dir}\n  checkpoints: {checkpoints}", flush=True)
+        self._first_step = first_iteration
+        self._kept_at_start: set[str] = set()  # tags the kept log holds at first_iteration
         if cfg.logger.name == "tensorboard":
             from torch.utils.tensorboard import SummaryWriter  # a second to import: when used
 
             # Points a stopped process logged after its last checkpoint (or, starting afresh,
-            # an earlier attempt's) are dropped, so every iteration's point is there once.
-            self.writer = SummaryWriter(
-                log_dir=str(run_dir / "tensorboard"), purge_step=first_iteration + 1
-            )
+            # an earlier attempt's) are removed from the files (see the module docstring);
+            # purge_step marks the restart for TensorBoard too.
+            log_dir = run_dir / "tensorboard"
+            self._kept_at_start = prune_events(log_dir, first_iteration)
+            self.writer = SummaryWriter(log_dir=str(log_dir), purge_step=first_iteration + 1)
             print(f"  tensorboard: tensorboard --logdir {run_dir / 'tensorboard'}", flush=True)
         self.bar = None
         if cfg.logger.progress and first_iteration < cfg.iterations:
@@ -113,6 +128,13 @@ class Reporter:
         else:
             print(line, flush=True)
 
+    def scalar(self, tag: str, value: float, step: int) -> None:
+        """Log one point, unless the log kept from before this start holds ``tag`` at
+        ``step`` already (the closing matches of a run resumed at its last iteration)."""
+        if self.writer is None or (step == self._first_step and tag in self._kept_at_start):
+            return
+        self.writer.add_scalar(tag, value, step)
+
     def warn(self, warnings: dict[str, str], iteration: int, *, every: int = 20) -> None:
         """Print each warning (to the log and above the progress bar), each kind at most once
         every ``every`` iterations so that a collapsed run does not drown its own log."""
@@ -138,6 +160,65 @@ class Reporter:
             self.writer.close()
             print(f"logs: tensorboard --logdir {self.writer.log_dir}", flush=True)
             self.writer = None
+
+
+def _event_files(log_dir: Path) -> list[Path]:
+    return sorted(path for path in log_dir.glob("*tfevents*") if path.is_file())
+
+
+def _events(path: Path):
+    """(raw record, parsed event) of each complete record of an event file, in order."""
+    from tensorboard.backend.event_processing.event_file_loader import RawEventFileLoader
+    from tensorboard.compat.proto import event_pb2
+
+    for record in RawEventFileLoader(str(path)).Load():
+        yield record, event_pb2.Event.FromString(record)
+
+
+def prune_events(log_dir: Path, last_step: int) -> set[str]:
+    """Remove from the event files in ``log_dir`` every event of a step after ``last_step``;
+    a file left with no point is deleted. Returns the tags of the points kept at
+    ``last_step``.
+
+    Each file is rewritten whole beside itself and renamed over it, so a stop in the middle
+    leaves it as it was or pruned.
+    """
+    from tensorboard.summary.writer.record_writer import RecordWriter
+
+    at_last: set[str] = set()
+    for path in _event_files(log_dir) if log_dir.is_dir() else []:
+        kept, dropped, points = [], 0, 0
+        for record, event in _events(path):
+            if event.step > last_step:
+                dropped += 1
+                continue
+            kept.append(record)
+            points += event.HasField("summary")
+            if event.step == last_step:
+                at_last.update(value.tag for value in event.summary.value)
+        if not dropped:
+            continue
+        if not points:
+            path.unlink()
+            continue
+        temporary = path.with_name(f".{path.name}.tmp")
+        with temporary.open("wb") as file:
+            writer = RecordWriter(file)
+            for record in kept:
+                writer.write(record)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(temporary, path)
+    return at_last
+
+
+def logged_points(log_dir: Path) -> list[tuple[str, int]]:
+    """(tag, step) of every point in the event files of ``log_dir``, as often as written."""
+    points = []
+    for path in _event_files(log_dir) if log_dir.is_dir() else []:
+        for _, event in _events(path):
+            points.extend((value.tag, event.step) for value in event.summary.value)
+    return points
 
 
 def _summary_line(counters: dict, metrics: dict[str, float], total: int, eta: float) -> str:

@@ -13,25 +13,31 @@ change one with dotted keys:
 >>> cfg = TrainConfig().replace({"side": 4, "mcts.num_simulations": 8})
 >>> cfg.side, cfg.mcts.num_simulations, cfg.mcts.c_puct
 (4, 8, 1.25)
->>> TrainConfig.from_dict({"mcts": {"num_simulatons": 8}})  # doctest: +ELLIPSIS
+>>> TrainConfig.from_dict({"mcts": {"num_simulatons": 8}})
 Traceback (most recent call last):
 ...
-ValueError: mcts: unknown setting 'num_simulatons' (known: c_puct, ..., search)
+ValueError: mcts: unknown setting 'num_simulatons' (did you mean 'num_simulations'?)
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from trapy_rl.config import settings_from_dict
-from trapy_rl.game.board import MAX_SIDE
+from trapy_rl.game.board import MAX_SIDE, Board
+from trapy_rl.game.planes import NUM_PLANES
 from trapy_rl.mcts.settings import SearchSettings
+from trapy_rl.mcts.tree import Tree
+from trapy_rl.nn.device import DEVICES, check_device
 from trapy_rl.nn.network import NetConfig
-from trapy_rl.train.replay import MIRROR_MODES
+from trapy_rl.train.replay import MAX_CAPACITY, MIRROR_MODES, replay_bytes
 
 # The default run's net (``model: tiny``): on a CPU it gains strength fastest per minute of the
 # nets measured on side 10 (BENCHMARKS.md). `NetConfig()` is the bigger ``small`` net.
@@ -53,6 +59,12 @@ __all__ = [
 OPTIMIZERS = ("adam", "sgd")
 LR_SCHEDULES = ("constant", "cosine")
 LOGGERS = ("tensorboard", "none")
+# Caps on the counts a run allocates by: far above any run here, checked before the memory the
+# whole run holds (`TrainConfig.memory`) is counted from them.
+MAX_GAMES = 65_536  # selfplay.num_games (each actor's, with Ray)
+MAX_PROCESSES = 1_024  # selfplay.num_workers, selfplay.num_actors
+MAX_BATCH = 65_536  # optim.batch_size
+MAX_SIMULATIONS = 1_000_000  # mcts.num_simulations, selfplay.cheap_num_simulations
 
 
 def _check(problems: list[str], name: str, ok: bool, wanted: str, value: Any) -> None:
@@ -116,14 +128,16 @@ class SelfPlaySettings:
 
     def __post_init__(self) -> None:
         p: list[str] = []
-        _check(p, "num_games", self.num_games >= 1, ">= 1", self.num_games)
+        _check(p, "num_games", 1 <= self.num_games <= MAX_GAMES, f"between 1 and {MAX_GAMES:,}",
+               self.num_games)  # fmt: skip
         _check(
             p, "moves_per_iteration", self.moves_per_iteration >= 1, ">= 1",
             self.moves_per_iteration,
         )  # fmt: skip
         _check(p, "num_workers", 0 <= self.num_workers <= self.num_games,
                "between 0 and num_games", self.num_workers)  # fmt: skip
-        _check(p, "num_actors", self.num_actors >= 0, ">= 0", self.num_actors)
+        _check(p, "num_actors", 0 <= self.num_actors <= MAX_PROCESSES,
+               f"between 0 and {MAX_PROCESSES:,}", self.num_actors)  # fmt: skip
         if self.num_actors and self.num_workers:
             p.append("num_actors and num_workers: choose Ray actors or worker processes")
         _check(p, "temperature_moves", self.temperature_moves >= 0, ">= 0", self.temperature_moves)
@@ -136,8 +150,8 @@ class SelfPlaySettings:
                self.resign_false_rate)  # fmt: skip
         _check(p, "full_search_share", 0 < self.full_search_share <= 1, "in (0, 1]",
                self.full_search_share)  # fmt: skip
-        _check(p, "cheap_num_simulations", self.cheap_num_simulations >= 1, ">= 1",
-               self.cheap_num_simulations)  # fmt: skip
+        _check(p, "cheap_num_simulations", 1 <= self.cheap_num_simulations <= MAX_SIMULATIONS,
+               f"between 1 and {MAX_SIMULATIONS:,}", self.cheap_num_simulations)  # fmt: skip
         _check(p, "swap_coin_share", 0 <= self.swap_coin_share <= 1, "in [0, 1]",
                self.swap_coin_share)  # fmt: skip
         _check(p, "random_opening_share", 0 <= self.random_opening_share <= 1, "in [0, 1]",
@@ -158,7 +172,8 @@ class ReplaySettings:
 
     def __post_init__(self) -> None:
         p: list[str] = []
-        _check(p, "capacity", self.capacity >= 1, ">= 1", self.capacity)
+        _check(p, "capacity", 1 <= self.capacity <= MAX_CAPACITY, f"between 1 and {MAX_CAPACITY:,}",
+               self.capacity)  # fmt: skip
         _check(p, "min_size", 0 <= self.min_size <= self.capacity,
                f"between 0 and capacity={self.capacity} (else the run never trains)",
                self.min_size)  # fmt: skip
@@ -190,7 +205,8 @@ class OptimSettings:
         _check(p, "lr_schedule", self.lr_schedule in LR_SCHEDULES, f"one of {LR_SCHEDULES}",
                self.lr_schedule)  # fmt: skip
         _check(p, "warmup_steps", self.warmup_steps >= 0, ">= 0", self.warmup_steps)
-        _check(p, "batch_size", self.batch_size >= 1, ">= 1", self.batch_size)
+        _check(p, "batch_size", 1 <= self.batch_size <= MAX_BATCH, f"between 1 and {MAX_BATCH:,}",
+               self.batch_size)  # fmt: skip
         weights = ("policy_weight", "value_weight", "ownership_weight")
         for name in ("momentum", "weight_decay", *weights, "grad_clip"):
             value = getattr(self, name)
@@ -238,7 +254,8 @@ class EvalSettings:
         object.__setattr__(self, "final_opponents", tuple(str(s) for s in self.final_opponents))
         p: list[str] = []
         _check(p, "every", self.every >= 0, ">= 0", self.every)
-        _check(p, "num_games", self.num_games >= 1, ">= 1", self.num_games)
+        _check(p, "num_games", 1 <= self.num_games <= MAX_GAMES, f"between 1 and {MAX_GAMES:,}",
+               self.num_games)  # fmt: skip
         _check(p, "num_simulations", self.num_simulations >= 1, ">= 1", self.num_simulations)
         _check(p, "final_games", self.final_games >= 0, ">= 0", self.final_games)
         _check(p, "final_opponents", len(self.final_opponents) >= 1, "at least one agent spec",
@@ -349,6 +366,9 @@ class TrainConfig:
     compile: bool = False  # self-play's net through torch.compile (`NetEvaluator`)
     onnxruntime: bool = False  # self-play's net by ONNX Runtime (`NetEvaluator`; CPU)
     threads: int = 1  # torch CPU threads (1 is fastest for small nets), 0 for torch's default
+    # The most memory the run may hold, as `memory` counts it (GiB): a bound a setting cannot
+    # pass by mistake; raise it where the machine has the memory.
+    memory_gb: float = 2.0
     run_dir: str | None = None  # where outputs go; the command line sets Hydra's folder
     resume: str | None = None  # a checkpoint file or a run folder to continue
     # model, mcts and curriculum differ from their classes' defaults: they are the default
@@ -370,16 +390,61 @@ class TrainConfig:
 
     def __post_init__(self) -> None:
         p: list[str] = []
-        if self.optim.ownership_weight > 0 and not self.model.ownership_head:
-            p.append("optim.ownership_weight > 0 needs a net with model.ownership_head=true")
         _check(p, "side", 2 <= self.side <= MAX_SIDE, f"between 2 and {MAX_SIDE}", self.side)
         _check(p, "seed", self.seed >= 0, ">= 0", self.seed)
         _check(p, "iterations", self.iterations >= 0, ">= 0", self.iterations)
-        _check(p, "minutes", self.minutes >= 0, ">= 0", self.minutes)
-        _check(p, "threads", self.threads >= 0, ">= 0", self.threads)
-        if self.onnxruntime and (self.device != "cpu" or self.bf16 or self.compile):
-            p.append("onnxruntime=true runs on the CPU in fp32: device=cpu, no bf16 or compile")
+        _check(p, "minutes", self.minutes >= 0 and math.isfinite(self.minutes), "finite and >= 0",
+               self.minutes)  # fmt: skip
+        _check(p, "threads", 0 <= self.threads <= MAX_PROCESSES, f"between 0 and {MAX_PROCESSES}",
+               self.threads)  # fmt: skip
+        _check(p, "device", _is_device(self.device), DEVICES, self.device)
+        _check(p, "memory_gb", self.memory_gb > 0 and math.isfinite(self.memory_gb),
+               "finite and > 0", self.memory_gb)  # fmt: skip
+        _check(p, "mcts.num_simulations", self.mcts.num_simulations <= MAX_SIMULATIONS,
+               f"at most {MAX_SIMULATIONS:,}", self.mcts.num_simulations)  # fmt: skip
         _raise(p, "")
+        p += _contradictions(self)
+        _raise(p, "")
+        memory = self.memory()
+        if sum(memory.values()) > self.memory_gb * 2**30:
+            parts = ", ".join(f"{name} {_gib(size)}" for name, size in memory.items())
+            raise ValueError(
+                f"the run would hold about {_gib(sum(memory.values()))} ({parts}), above "
+                f"memory_gb={self.memory_gb:g}: lower the largest, or raise memory_gb where the "
+                "machine has the memory"
+            )
+
+    def memory(self) -> dict[str, int]:
+        """What the run holds in memory on its largest board, in bytes, by the setting that
+        sizes it, counted from the checked sizes before anything is allocated.
+
+        ``model``: the net's weights, its gradients and the optimiser's moments, the evaluator's
+        folded copy; ``replay.capacity``: the replay window (`replay_bytes`);
+        ``selfplay.num_games``: the games in progress (their positions and search targets, each
+        ply of the longest game) and their search trees (``mcts.num_simulations`` + 1 nodes of
+        A edges); ``optim.batch_size``: a training batch, and on the CPU the activations kept
+        for the backward pass.
+        """
+        board = Board(self.side)
+        cells, actions = board.num_cells, board.num_actions
+        height, width = board.grid_shape
+        point_bytes = 4 * height * width  # one float32 feature map
+        moments = 2 if self.optim.name == "adam" else 1
+        local_games = self.selfplay.num_games * (
+            self.selfplay.num_actors if self.selfplay.num_actors and not self.ray.address else 1
+        )
+        ply_bytes = NUM_PLANES * point_bytes + 4 * actions + 1  # SelfPlay's history of a game
+        tree_bytes = (self.mcts.num_simulations + 1) * _tree_node_bytes(actions)
+        batch = self.optim.batch_size * (2 if self.replay.mirror == "both" else 1)
+        activations = 0
+        if self.device == "cpu":  # elsewhere they live on the device, not in this machine's RAM
+            activations = self.model.channels * point_bytes * (8 * self.model.blocks + 8)
+        return {
+            "model": 4 * self.model.num_weights() * (3 + moments),
+            "replay.capacity": replay_bytes(board, self.replay.capacity),
+            "selfplay.num_games": local_games * ((cells + 1) * ply_bytes + tree_bytes),
+            "optim.batch_size": batch * (NUM_PLANES * point_bytes + 4 * actions + activations),
+        }
 
     def net_options(self) -> dict[str, bool]:
         """`NetEvaluator`'s options for self-play's net, wherever it runs."""
@@ -412,6 +477,50 @@ class TrainConfig:
                 raise ValueError(f"{key}: unknown setting {last!r}")
             target[last] = value
         return self.from_dict(data)
+
+
+@functools.cache
+def _tree_node_bytes(actions: int) -> int:
+    """The bytes one node of a search tree holds with ``actions`` edges: what a tree of two
+    nodes holds more than a tree of one (so the count follows `Tree`'s arrays)."""
+    sizes = [
+        sum(a.nbytes for a in vars(Tree(1, actions, nodes)).values() if isinstance(a, np.ndarray))
+        for nodes in (1, 2)
+    ]
+    return sizes[1] - sizes[0]
+
+
+def _is_device(device: str) -> bool:
+    try:
+        check_device(device)
+    except ValueError:
+        return False
+    return True
+
+
+def _gib(size: int) -> str:
+    return f"{size / 2**30:.2f} GiB" if size >= 2**27 else f"{size / 2**20:.0f} MiB"
+
+
+def _contradictions(cfg: TrainConfig) -> list[str]:
+    """The pairs of settings that do not work together, each naming both keys."""
+    p = []
+    replay, batch = cfg.replay, cfg.optim.batch_size
+    if replay.min_size < batch:
+        p.append(
+            f"replay.min_size={replay.min_size} is below optim.batch_size={batch}: the first "
+            "batches would repeat a few positions (replay.capacity >= replay.min_size >= "
+            "optim.batch_size)"
+        )
+    if cfg.optim.ownership_weight > 0 and not cfg.model.ownership_head:
+        p.append("optim.ownership_weight > 0 needs a net with model.ownership_head=true")
+    if cfg.onnxruntime and (cfg.device != "cpu" or cfg.bf16 or cfg.compile):
+        p.append("onnxruntime=true runs on the CPU in fp32: device=cpu, no bf16 or compile")
+    if (cfg.ray.address or cfg.ray.num_cpus) and not cfg.selfplay.num_actors:
+        p.append("ray.address and ray.num_cpus need Ray actors: selfplay.num_actors > 0")
+    if cfg.eval.pool and not cfg.eval.every:
+        p.append("eval.pool rates the periodic matches: it needs eval.every > 0")
+    return p
 
 
 def _plain(value: Any) -> Any:
