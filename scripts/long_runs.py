@@ -10,7 +10,7 @@ legs the run's state is committed under ``benchmarks/long_runs/NAME/``:
     legs.json       every leg: its command, commit, machine, date, and where it began and ended
 
     python scripts/long_runs.py start NAME -- experiment=trapy_cpu minutes=600 seed=0
-    python scripts/long_runs.py resume NAME          # the next leg (in the background: nohup)
+    python scripts/long_runs.py resume NAME -- minutes=3000   # the next leg (nohup ... &)
     python scripts/long_runs.py snapshot NAME        # commit what the leg reached (then git add)
 
 ``resume`` continues the run folder (``--runs``, default ``outputs/long_runs``) exactly when it
@@ -98,7 +98,7 @@ def start(name: str, runs: Path, overrides: list[str]) -> int:
     return _train(run, [*overrides, f"hydra.run.dir={run}"], {"from": "scratch"}, name)
 
 
-def resume(name: str, runs: Path) -> int:
+def resume(name: str, runs: Path, overrides: list[str]) -> int:
     begin = LONG_RUNS / name / "start.pt"
     run = runs / name
     latest = run / CHECKPOINT_DIR / "latest.pt"
@@ -107,10 +107,13 @@ def resume(name: str, runs: Path) -> int:
     committed = _where(load_checkpoint(begin)) if begin.is_file() else None
     here = _where(load_checkpoint(latest)) if latest.is_file() else None
     if here is not None and (committed is None or here["iteration"] >= committed["iteration"]):
-        return _train(run, [f"resume={run}"], {"from": here, "exact": True}, name)
+        return _train(run, [f"resume={run}", *overrides], {"from": here, "exact": True}, name)
     # Another machine: a new run folder from the committed start.
     return _train(
-        run, [f"resume={begin}", f"hydra.run.dir={run}"], {"from": committed, "exact": False}, name
+        run,
+        [f"resume={begin}", f"hydra.run.dir={run}", *overrides],
+        {"from": committed, "exact": False},
+        name,
     )
 
 
@@ -147,12 +150,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("name", help="the run's name, a folder of benchmarks/long_runs/")
     parser.add_argument("--runs", type=Path, default=ROOT / "outputs" / "long_runs")
     parser.add_argument("--every", type=float, default=0.5, help="CPU-hours between kept nets")
-    parser.add_argument("overrides", nargs="*", help="start: the run's trapy-train overrides")
+    parser.add_argument("overrides", nargs="*", help="the leg's trapy-train overrides")
     args = parser.parse_args(argv)
     if args.action == "start":
         return start(args.name, args.runs, args.overrides)
     if args.action == "resume":
-        return resume(args.name, args.runs)
+        return resume(args.name, args.runs, args.overrides)
     snapshot(args.name, args.runs, args.every)
     return 0
 
