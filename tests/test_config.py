@@ -29,6 +29,7 @@ def test_the_default_model_and_search_files_are_the_library_defaults():
         ("selfplay.num_game=3", "selfplay: unknown setting 'num_game' (did you mean 'num_games'?)"),
         ("optim.learning_rate=0.1", "optim: unknown setting 'learning_rate' (known: "),
         ("iteratons=3", "unknown setting 'iteratons' (did you mean 'iterations'?)"),
+        ("capacity=5", "unknown setting 'capacity' (did you mean 'replay.capacity'?)"),
         ("+mcts.typo=3", "mcts: unknown setting 'typo' (known: c_puct,"),
         ("side=abc", "side must be an integer, got 'abc'"),
         ("mcts.num_simulations=many", "mcts.num_simulations must be an integer, got 'many'"),
@@ -124,6 +125,8 @@ def test_onnxruntime_with_what_it_cannot_run_is_refused():
         ("eval", ["checkpoints=[1]"], r"^checkpoints=\[\.\.\.\] picks checkpoints of a run"),
         ("eval", ["side=1000"], r"^side must be between 2 and 40 or null"),
         ("eval", ["device=tpu"], r"^device must be 'auto', 'cpu' or 'cuda\[:i\]'"),
+        ("openings", ["simulatons=5"], r"^unknown setting 'simulatons' \(did you mean "
+         r"'search\.num_simulations'\?\)"),
         ("openings", ["estimator=net"], r"^estimator=net needs checkpoint"),
         ("openings", ["agent=uct:10"], r"^agent is read by estimator=playout alone, not search"),
         ("openings", ["workers=4", "estimator=rollout"], r"^workers is read by estimator=playout"),

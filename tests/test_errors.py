@@ -71,3 +71,16 @@ def test_a_command_says_a_bad_setting_in_one_line(tmp_path, command, args, messa
     assert done.stderr.startswith(message) and done.stderr.count("\n") == 1, done.stderr
     if not any(arg.startswith("resume=") for arg in args):  # read once the run starts
         assert not (tmp_path / ".hydra").exists()  # refused before Hydra wrote its run folder
+
+
+def test_an_option_mistake_of_the_front_ends_is_one_line(capsys):
+    from trapy_rl.errors import ArgumentParser
+
+    parser = ArgumentParser(prog="prog")
+    parser.add_argument("--side", type=int)
+    with pytest.raises(SystemExit) as stop:
+        parser.parse_args(["--side", "abc"])
+    assert stop.value.code == EXIT_USER_ERROR
+    assert capsys.readouterr().err == (
+        "prog: error: argument --side: invalid int value: 'abc' (prog --help shows the usage)\n"
+    )

@@ -196,7 +196,7 @@ def composition_error(
     key = str(getattr(cause, "full_key", None) or "")
     if key and type(cause).__name__ in ("ConfigAttributeError", "ConfigKeyError"):
         *parents, name = key.split(".")
-        return _unknown_setting(".".join(parents), name, _known_keys(settings, parents))
+        return _unknown_setting(".".join(parents), name, _settings_at(settings, parents))
     if key and type(cause).__name__ == "ValidationError":
         wanted = _wanted_type(settings, key.split("."))
         value = _override_value(overrides, key)
@@ -247,21 +247,32 @@ def _settings_at(settings: type | None, path: Sequence[str]) -> type | None:
     return settings if dataclasses.is_dataclass(settings) else None
 
 
-def _known_keys(settings: type, path: Sequence[str]) -> list[str]:
-    group = _settings_at(settings, path)
-    return sorted(f.name for f in dataclasses.fields(group)) if group else []
-
-
-def _unknown_setting(group: str, name: str, known: Sequence[str]) -> str:
-    """``<group>: unknown setting '<name>'`` with the closest of ``known`` (difflib), else all
-    of them."""
+def _unknown_setting(group: str, name: str, settings: type | None) -> str:
+    """``<group>: unknown setting '<name>'`` with the closest key of the group ``settings``
+    (difflib; its own keys, or a nested group's as ``inner.key``), else all of its keys."""
     where = f"{group}: " if group else ""
-    close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    known = sorted(f.name for f in dataclasses.fields(settings)) if settings else []
+    nested = {  # a nested group's key, by its own name: ``num_simulatons`` -> search.num_...
+        f"{field.name}.{inner.name}": inner.name
+        for field, kind in _fields_and_types(settings)
+        if dataclasses.is_dataclass(kind)
+        for inner in dataclasses.fields(kind)
+    }
+    leaves = {key: key for key in known} | nested
+    close = difflib.get_close_matches(name, list(leaves.values()), n=1, cutoff=0.6)
     if close:
-        return f"{where}unknown setting {name!r} (did you mean {close[0]!r}?)"
+        best = next(key for key, leaf in leaves.items() if leaf == close[0])
+        return f"{where}unknown setting {name!r} (did you mean {best!r}?)"
     if known:
         return f"{where}unknown setting {name!r} (known: {', '.join(known)})"
     return f"{where}unknown setting {name!r}"
+
+
+def _fields_and_types(settings: type | None) -> list[tuple[dataclasses.Field, Any]]:
+    if settings is None:
+        return []
+    hints = typing.get_type_hints(settings)
+    return [(field, hints[field.name]) for field in dataclasses.fields(settings)]
 
 
 def _wanted_type(settings: type, path: Sequence[str]) -> str | None:
@@ -299,7 +310,7 @@ def settings_from_dict(cls: type[Settings], data: Mapping[str, Any], where: str 
     names = {f.name for f in dataclasses.fields(cls)}
     unknown = sorted(set(data) - names)
     if unknown:
-        raise ValueError(_unknown_setting(where or cls.__name__, str(unknown[0]), sorted(names)))
+        raise ValueError(_unknown_setting(where or cls.__name__, str(unknown[0]), cls))
     values = {}
     for name, value in data.items():
         key = f"{where}.{name}" if where else name

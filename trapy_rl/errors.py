@@ -20,15 +20,18 @@ extra to install.
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import NoReturn
 
 __all__ = [
     "EXIT_INTERRUPTED",
     "EXIT_OS_ERROR",
     "EXIT_USER_ERROR",
+    "ArgumentParser",
     "MissingExtraError",
     "one_line",
     "reported",
@@ -51,6 +54,17 @@ class MissingExtraError(ModuleNotFoundError, ValueError):
         super().__init__(
             f"{needed_by} needs the {extra!r} extra: pip install 'trapy-rl[{extra}]'",
             name=module,
+        )
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse's parser for the commands that take options (``trapy-gtp``, ``trapy-play``,
+    ``trapy-export``, ``trapy-web``): a mistake on the command line is one line with where to
+    find the usage, not the usage and then the message."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(
+            EXIT_USER_ERROR, f"{self.prog}: error: {message} ({self.prog} --help shows the usage)\n"
         )
 
 

@@ -12,13 +12,13 @@ end of input.
 
 from __future__ import annotations
 
-import argparse
 import io
 import os
 import re
 import sys
 from typing import BinaryIO, TextIO
 
+from trapy_rl.errors import ArgumentParser
 from trapy_rl.frontend.gtp_engine import MAX_LINE, GtpEngine, preprocess
 
 __all__ = ["GtpEngine", "main", "serve"]
@@ -70,7 +70,7 @@ def serve(engine: GtpEngine, stdin: BinaryIO, stdout: BinaryIO) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """``trapy-gtp AGENT_SPEC [--side N] [--seed S]``: serve GTP on stdin and stdout."""
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="trapy-gtp",
         description="A Go Text Protocol engine for Trap Y, playing with the given agent.",
         epilog="Agent specs: random, uct:SIMULATIONS, net:PATH, mcts:PATH:SIMULATIONS, ...",

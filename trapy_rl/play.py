@@ -34,7 +34,6 @@ test can script a game:
 
 from __future__ import annotations
 
-import argparse
 import datetime
 import os
 import re
@@ -47,6 +46,7 @@ import numpy as np
 
 from trapy_rl.agents import Agent, parse_agent
 from trapy_rl.agents.moves import checked_move
+from trapy_rl.errors import ArgumentParser
 from trapy_rl.eval.records import check_record_path, write_records
 from trapy_rl.frontend.human_game import game_record, takeback
 from trapy_rl.frontend.options import COLOURS, check_side
@@ -226,7 +226,7 @@ def main(
     Returns the exit status: 0 after a game (finished or left), 1 if the agent fails, 2 (by
     SystemExit) for bad arguments or a record file that cannot be written.
     """
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="trapy-play", description="Play Trap Y against an agent in the terminal."
     )
     parser.add_argument("agent", metavar="AGENT_SPEC", help="the opponent, e.g. random or uct:200")

@@ -17,14 +17,13 @@ searches with it (the ``onnx`` agent kind) runs where torch is not installed.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path
 
 import numpy as np
 
-from trapy_rl.errors import MissingExtraError, reported
+from trapy_rl.errors import ArgumentParser, MissingExtraError, reported
 from trapy_rl.game.batch import BatchGame
 from trapy_rl.game.planes import encode_planes
 from trapy_rl.nn.digest import file_sha256
@@ -163,7 +162,7 @@ class OnnxEvaluator:
 
 def main(argv: list[str] | None = None) -> int:
     """``trapy-export CHECKPOINT OUT.onnx``: the net of a checkpoint as an ONNX model."""
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="trapy-export", description="Write a checkpoint's net as an ONNX model."
     )
     parser.add_argument("checkpoint", help="a checkpoint file or a run folder")

@@ -13,7 +13,6 @@ threads slow a search down instead of speeding it up).
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import json
 import sys
@@ -22,7 +21,7 @@ from pathlib import Path
 
 import torch
 
-from trapy_rl.errors import MissingExtraError, reported
+from trapy_rl.errors import ArgumentParser, MissingExtraError, reported
 
 try:
     from starlette.applications import Starlette
@@ -102,9 +101,7 @@ def create_app(
 
 def main(argv: list[str] | None = None) -> int:
     """``trapy-web``: serve the web board until Ctrl-C."""
-    parser = argparse.ArgumentParser(
-        prog="trapy-web", description="Play and analyse Trap Y in the browser."
-    )
+    parser = ArgumentParser(prog="trapy-web", description="Play and analyse Trap Y in the browser.")
     parser.add_argument(
         "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1, this machine)"
     )

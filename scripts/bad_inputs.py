@@ -1,0 +1,224 @@
+"""Run bad settings (and, if given, bad checkpoint files) through every command; count the ones
+refused in exactly one line.
+
+    python scripts/bad_inputs.py                       # the settings below, every command
+    python scripts/bad_inputs.py --checkpoints A.pt B.pt   # and these files through each consumer
+    python scripts/bad_inputs.py --only trapy-eval     # one command's cases
+
+Each case runs as its own process with its address space capped (``--memory-gb``, 2 by
+default), its stdin empty, a time limit (``--timeout``); a case is *refused in one line* when
+the command exits non-zero within the limit, writes exactly one line to stderr, and that line
+is the command's own (``<prog>: ...``), with no traceback. The table gives each case's exit
+code, its peak resident memory (MiB) and its line; the last line, the count.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+# (command, arguments) of each bad setting: typos, wrong types, unknown options of a group,
+# settings that contradict each other, sizes past their caps, devices that do not exist.
+SETTINGS: list[tuple[str, list[str]]] = [
+    # trapy-train: typos
+    ("trapy-train", ["iteratons=3"]),
+    ("trapy-train", ["mcts.num_simulatons=3"]),
+    ("trapy-train", ["selfplay.num_game=3"]),
+    ("trapy-train", ["optim.learning_rate=0.1"]),
+    ("trapy-train", ["+mcts.typo=3"]),
+    ("trapy-train", ["+side=3"]),
+    # wrong types and unreadable values
+    ("trapy-train", ["side=abc"]),
+    ("trapy-train", ["selfplay.num_games=1.5"]),
+    ("trapy-train", ["bf16=maybe"]),
+    ("trapy-train", ["eval.opponents=3"]),
+    ("trapy-train", ["replay=foo"]),
+    ("trapy-train", ["curriculum.sides=abc"]),
+    ("trapy-train", ["side=["]),
+    ("trapy-train", ["seed=1,2"]),
+    ("trapy-train", ["side=${oops}"]),
+    ("trapy-train", ["seed=-1"]),
+    ("trapy-train", ["side=41"]),
+    # unknown options of a group
+    ("trapy-train", ["model=huge"]),
+    ("trapy-train", ["curriculum=bogus"]),
+    ("trapy-train", ["mcts=enormous"]),
+    ("trapy-train", ["experiment=nope"]),
+    ("trapy-train", ["optim=lamb"]),
+    ("trapy-train", ["selfplay=gpu"]),
+    ("trapy-train", ["logger=wandb"]),
+    ("trapy-train", ["debug=nope"]),
+    # contradictions
+    ("trapy-train", ["replay.capacity=8", "replay.min_size=4"]),
+    ("trapy-train", ["optim.batch_size=50000"]),
+    ("trapy-train", ["replay.capacity=8"]),
+    ("trapy-train", ["onnxruntime=true", "compile=true"]),
+    ("trapy-train", ["optim.ownership_weight=1"]),
+    ("trapy-train", ["selfplay.num_actors=2", "selfplay.num_workers=2"]),
+    ("trapy-train", ["ray.address=auto"]),
+    ("trapy-train", ["eval.pool=default"]),
+    ("trapy-train", ["selfplay.resign_playout_fraction=0"]),
+    ("trapy-train", ["curriculum.sides=[5]", "curriculum.until_minutes=[]"]),
+    # sizes past their caps, and runs past the memory limit
+    ("trapy-train", ["model.value_hidden=1000000000"]),
+    ("trapy-train", ["model.policy_channels=100000000"]),
+    ("trapy-train", ["model.channels=1024", "model.blocks=64"]),
+    ("trapy-train", ["replay.capacity=1000000000"]),
+    ("trapy-train", ["replay.capacity=10000000"]),
+    ("trapy-train", ["selfplay.num_games=10000000"]),
+    ("trapy-train", ["optim.batch_size=100000000"]),
+    ("trapy-train", ["mcts.num_simulations=1000000000"]),
+    ("trapy-train", ["mcts.num_simulations=100000"]),
+    ("trapy-train", ["side=40"]),
+    ("trapy-train", ["memory_gb=0"]),
+    # devices
+    ("trapy-train", ["device=tpu"]),
+    ("trapy-train", ["device=cuda:99"]),
+    ("trapy-train", ["resume=/no/such/run"]),
+    # trapy-eval
+    ("trapy-eval", ["gamez=3"]),
+    ("trapy-eval", ["games=many"]),
+    ("trapy-eval", ["side=ten"]),
+    ("trapy-eval", ["agents=random"]),
+    ("trapy-eval", ["agents=[random,wizard]", "side=3", "games=2"]),
+    ("trapy-eval", ["mode=swiss", "agents=[random,uct:2]"]),
+    ("trapy-eval", ["games=1000000000", "agents=[random,uct:2]"]),
+    ("trapy-eval", ["side=1000", "agents=[random,uct:2]"]),
+    ("trapy-eval", ["num_simulations=1000000000", "agents=[random,uct:2]"]),
+    ("trapy-eval", ["focus=random", "agents=[random,uct:2]"]),
+    ("trapy-eval", ["head_to_head=true", "agents=[random,uct:2]"]),
+    ("trapy-eval", ["openings=3", "agents=[random,uct:2]"]),
+    ("trapy-eval", ["checkpoints=[1]", "agents=[random,uct:2]"]),
+    ("trapy-eval", ["device=tpu", "agents=[random,uct:2]"]),
+    ("trapy-eval", ["run=/no/such/run"]),
+    ("trapy-eval", ["agents=[random,'mcts:/no/such.pt:4']", "side=4", "games=2"]),
+    # trapy-openings
+    ("trapy-openings", ["simulatons=5"]),
+    ("trapy-openings", ["side=ten"]),
+    ("trapy-openings", ["estimator=bogus", "side=3"]),
+    ("trapy-openings", ["estimator=net"]),
+    ("trapy-openings", ["agent=uct:10"]),
+    ("trapy-openings", ["workers=4", "estimator=rollout"]),
+    ("trapy-openings", ["extend=x.json"]),
+    ("trapy-openings", ["playouts=100000000000"]),
+    ("trapy-openings", ["rollouts=1000000000"]),
+    ("trapy-openings", ["side=1000"]),
+    ("trapy-openings", ["search.num_simulations=1000000000"]),
+    ("trapy-openings", ["half_width=2"]),
+    ("trapy-openings", ["device=tpu"]),
+    ("trapy-openings", ["checkpoint=/no/such.pt", "estimator=net", "side=3"]),
+    # the front ends
+    ("trapy-gtp", ["wizard"]),
+    ("trapy-gtp", ["mcts:/no/such.pt:4"]),
+    ("trapy-gtp", ["random", "--side", "1000"]),
+    ("trapy-gtp", ["random", "--side", "abc"]),
+    ("trapy-play", ["wizard"]),
+    ("trapy-play", ["random", "--side", "1000"]),
+    ("trapy-play", ["uct:abc"]),
+    ("trapy-export", ["/no/such.pt", "out.onnx"]),
+    ("trapy-export", []),
+    ("trapy-web", ["--side", "1000"]),
+    ("trapy-web", ["--agent", "wizard"]),
+]
+
+# Each consumer of a checkpoint file and its arguments (side 4).
+CONSUMERS = {
+    "trapy-train": lambda path: [f"resume={path}", "logger.progress=false"],
+    "trapy-eval": lambda path: [f"agents=[random,'mcts:{path}:4']", "games=2", "side=4",
+                                "progress=false"],
+    "trapy-gtp": lambda path: [f"mcts:{path}:4", "--side", "4"],
+    "trapy-play": lambda path: [f"mcts:{path}:4", "--side", "4"],
+    "trapy-openings": lambda path: [f"checkpoint={path}", "side=4", "estimator=net",
+                                    "cache_dir=null"],
+    "trapy-export": lambda path: [path, "out.onnx"],
+}  # fmt: skip
+
+
+def run_case(prog: str, args: list[str], *, limit: int, timeout: float, folder: Path) -> dict:
+    """Run ``prog args`` under the address-space ``limit``: exit code, stderr, peak MiB."""
+    hydra = ["hydra.run.dir=" + str(folder / "hydra")] if prog in _HYDRA else []
+    code = f"import sys; from trapy_rl.launch import launch; sys.exit(launch({prog!r}))"
+    argv = [sys.executable, "-c", code, *args, *hydra]
+
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+    env = {key: value for key, value in os.environ.items() if key not in _DEBUG}
+    env["OMP_NUM_THREADS"] = "1"
+    with (folder / "err").open("w+") as err:
+        process = subprocess.Popen(
+            argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err,
+            preexec_fn=cap, cwd=folder, env=env,
+        )  # fmt: skip
+        started, timed_out = time.monotonic(), False
+        while True:
+            pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.monotonic() - started > timeout:
+                process.kill()
+                timed_out = True
+            time.sleep(0.05)
+        process.returncode = os.waitstatus_to_exitcode(status)
+        err.seek(0)
+        text = err.read()
+    return {
+        "code": "timeout" if timed_out else process.returncode,
+        "err": text,
+        "peak_mib": usage.ru_maxrss / 1024,
+    }
+
+
+_HYDRA = ("trapy-train", "trapy-eval", "trapy-openings")
+_DEBUG = ("HYDRA_FULL_ERROR", "TRAPY_DEBUG")
+
+
+def one_line_refusal(prog: str, result: dict) -> bool:
+    lines = result["err"].splitlines()
+    return (
+        result["code"] not in (0, "timeout")
+        and len(lines) == 1
+        and lines[0].startswith(f"{prog}: ")
+        and "Traceback" not in result["err"]
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--checkpoints", nargs="*", default=[], help="bad checkpoint files")
+    parser.add_argument("--only", help="one command's cases")
+    parser.add_argument("--memory-gb", type=float, default=2.0)
+    parser.add_argument("--timeout", type=float, default=120.0)
+    args = parser.parse_args(argv)
+    cases = [(prog, case) for prog, case in SETTINGS]
+    for path in args.checkpoints:
+        cases += [(prog, make(str(Path(path).resolve()))) for prog, make in CONSUMERS.items()]
+    if args.only:
+        cases = [(prog, case) for prog, case in cases if prog == args.only]
+    limit = int(args.memory_gb * 2**30)
+    refused = 0
+    with tempfile.TemporaryDirectory() as scratch:
+        for number, (prog, case) in enumerate(cases):
+            folder = Path(scratch) / str(number)
+            folder.mkdir()
+            result = run_case(prog, case, limit=limit, timeout=args.timeout, folder=folder)
+            ok = one_line_refusal(prog, result)
+            refused += ok
+            shown = " | ".join(result["err"].strip().splitlines()[-3:])[:220]
+            print(
+                f"{'ok ' if ok else 'BAD'} {prog} {' '.join(case)[:70]}: exit {result['code']}, "
+                f"{result['peak_mib']:.0f} MiB: {shown}",
+                flush=True,
+            )
+    print(f"refused in exactly one line: {refused} of {len(cases)}")
+    return 0 if refused == len(cases) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
