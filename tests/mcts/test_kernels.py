@@ -1,4 +1,4 @@
-"""The compiled search steps against the numpy step they replace, and the virtual loss.
+"""The compiled search steps against the numpy step they replace, and the virtual visits.
 
 With one leaf per game a compiled step is the numpy step: the trees are equal field for field.
 (The leaf-parallel search is held to the slow reference in test_mcts_search.py, test_gumbel.py
@@ -80,7 +80,7 @@ def test_one_leaf_per_game_builds_the_numpy_trees(side, search):
         batch.step(np.maximum(actions, 0))
 
 
-def test_virtual_loss_spreads_the_first_descents():
+def test_virtual_visits_spread_the_first_descents():
     """A fresh root with a uniform prior: L descents in one step reach L distinct children."""
     board = Board(5)
     batch = random_positions(board, [3], seed=1)

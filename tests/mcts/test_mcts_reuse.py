@@ -12,7 +12,7 @@ from trapy_rl.mcts import MCTS, ReferenceSearch, SearchSettings, Tree
 
 def check_tree(tree: Tree, game: int) -> None:
     """Structural invariants of one tree: links both ways, visit and value bookkeeping, no
-    virtual loss or claimed edge left by a step."""
+    virtual visit or claimed edge left by a step."""
     used = int(tree.num_nodes[game])
     assert (tree.virtual_visits[game, :used] == 0).all()
     assert (tree.children_index[game, :used] >= -1).all()

@@ -52,8 +52,9 @@ class SearchSettings:
         max_considered: gumbel: root actions sampled (k).
         c_visit, c_scale: gumbel: ``sigma(q) = (c_visit + max visits) * c_scale * q``.
         leaves: the leaves each game's tree descends to before one evaluator call scores
-            them all (leaf parallelism: each pending descent counts as a lost visit on its
-            path, a virtual loss, so the next ones spread out; `trapy_rl.mcts.kernels`). 1 is
+            them all (leaf parallelism: each pending descent counts as a visit of unchanged
+            value on its path, a virtual visit, so the next ones spread out where the search
+            is unsure; `trapy_rl.mcts.kernels`). 1 is
             the sequential search. 0 (the default, `leaves_per_game`) is 16 for a search of
             one game (GTP, the web board, the analysis of a position), where one leaf per
             net call would leave the net's fixed cost per call to every simulation, and 1 for

@@ -42,7 +42,7 @@ class Tree:
         node_visits: [B, N] int32, simulations through the node, counting its own evaluation.
         node_value_sums: [B, N] float64, their values for the player to move at the node.
         virtual_visits: [B, N] int32, descents through the node waiting for their leaf's
-            evaluation (the leaf-parallel search's virtual losses); 0 between steps.
+            evaluation (the leaf-parallel search's virtual visits); 0 between steps.
         children_index: [B, N, A] int32, the child reached by each action, -1 if not expanded
             (-2, `PENDING`, only within a step of the leaf-parallel search).
         pending: [B, N] bool, the node's ``priors`` row still holds the evaluator's masked
