@@ -60,5 +60,5 @@ def test_openspiel_specs_without_openspiel(without, capsys):
     assert stop.value.code == 2
     assert capsys.readouterr().err.splitlines()[0] == (
         "trapy-play: error: the agent spec 'openspiel:random' needs the 'openspiel' extra: "
-        "pip install 'trapy-rl[openspiel]'"
+        "pip install 'trapy-rl[openspiel]' (trapy-play --help lists the specs)"
     )
