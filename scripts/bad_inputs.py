@@ -4,6 +4,7 @@ refused in exactly one line.
     python scripts/bad_inputs.py                       # the settings below, every command
     python scripts/bad_inputs.py --checkpoints A.pt B.pt   # and these files through each consumer
     python scripts/bad_inputs.py --only trapy-eval     # one command's cases
+    python scripts/bad_inputs.py --files-only --checkpoints A.pt   # the files alone
 
 Each case runs as its own process with its address space capped (``--memory-gb``, 2 by
 default), its stdin empty, a time limit (``--timeout``); a case is *refused in one line* when
@@ -193,10 +194,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--checkpoints", nargs="*", default=[], help="bad checkpoint files")
     parser.add_argument("--only", help="one command's cases")
+    parser.add_argument("--files-only", action="store_true", help="not the settings")
     parser.add_argument("--memory-gb", type=float, default=2.0)
     parser.add_argument("--timeout", type=float, default=120.0)
     args = parser.parse_args(argv)
-    cases = [(prog, case) for prog, case in SETTINGS]
+    cases = [] if args.files_only else list(SETTINGS)
     for path in args.checkpoints:
         cases += [(prog, make(str(Path(path).resolve()))) for prog, make in CONSUMERS.items()]
     if args.only:

@@ -91,3 +91,23 @@ def test_trapy_train_interrupted_while_it_starts_exits_130_without_a_traceback(t
     assert err.strip().splitlines()[-1].startswith("trapy-train: interrupted") or (
         "stopped by SIGINT" in out
     ), (out, err)
+
+
+def test_a_command_started_with_sigint_ignored_keeps_ignoring_it(tmp_path):
+    """A background job of a script inherits SIGINT ignored: the launcher leaves it so."""
+    (tmp_path / "shrug.py").write_text(
+        "import os, signal\nos.kill(os.getpid(), signal.SIGINT)\n"
+        "def main():\n    os.kill(os.getpid(), signal.SIGINT)\n    return 0\n"
+    )
+    code = "import sys; from trapy_rl import launch; "
+    code += "launch.COMMANDS['prog'] = 'shrug'; sys.exit(launch.launch('prog'))"
+    env = {**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{ROOT}"}
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+    )
+    assert done.returncode == 0 and done.stderr == "", done

@@ -19,7 +19,9 @@ import importlib
 import os
 import signal
 import sys
+from collections.abc import Callable
 from types import FrameType
+from typing import Any
 
 from trapy_rl.errors import EXIT_INTERRUPTED, reported
 
@@ -55,14 +57,21 @@ def launch(prog: str) -> int | None:
     Returns what the command's ``main()`` returns: its exit code, or None.
     """
     quiet_exit = functools.partial(_leave, prog)
-    signal.signal(signal.SIGINT, quiet_exit)
+    # A process started with SIGINT ignored (a background job of a script) keeps it so.
+    ignored = signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+
+    def on_sigint(handler: Callable[[int, FrameType | None], Any]) -> None:
+        if not ignored:
+            signal.signal(signal.SIGINT, handler)
+
+    on_sigint(quiet_exit)
     main = importlib.import_module(COMMANDS[prog]).main
-    signal.signal(signal.SIGINT, signal.default_int_handler)
+    on_sigint(signal.default_int_handler)
     try:
         with reported(prog):
             return main()
     finally:
-        signal.signal(signal.SIGINT, quiet_exit)  # shutdown: atexit handlers, threads
+        on_sigint(quiet_exit)  # shutdown: atexit handlers, threads
 
 
 def train() -> int | None:
