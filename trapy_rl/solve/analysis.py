@@ -1,0 +1,380 @@
+"""What one position tells the solver before any search: wins at once, threats, must-play.
+
+Compiled with numba (``cache=True``). The rules come from the engine's tables, never
+re-derived: `Board.neighbors` (compacted, -1 last), `Board.region_masks` and
+`Board.win_table`; what is written here is the fast bookkeeping of groups on them, which the
+tests hold against `trapy_rl.game.state` and against `trapy_rl.solve.reference`.
+
+A **threat** of a player is an empty cell where one stone of theirs makes a winning group. For
+the player to move (the mover), in this order:
+
+1. a threat of the mover wins at once;
+2. two threats of the opponent lose (one stone blocks one cell, and stones never leave); one
+   threat is the only move worth trying;
+3. a move after which the mover has two threats wins (the opponent has none to answer with);
+4. a virtual win (`trapy_rl.solve.connections`) of the mover wins, one of the opponent loses;
+5. the opponent's moves that would make two threats must be answered now: the mover must
+   play on such a move's cell or, when it makes exactly two threats, on one of them (a stone
+   elsewhere leaves that move's two threats standing). The mover's candidates are the cells in
+   every such set, and the mover's own threat-making moves (which the opponent must answer
+   first); none left loses;
+6. a **dead** cell, whose colour cannot change any group's regions (no empty neighbour, at
+   most one adjacent group of each colour, whose regions already include the cell's), is never
+   played: in a monotone game such a move is a pass;
+7. a position equal to its mirror image tries one cell of each mirror pair.
+
+Where the swap is legal (the second move) only 6 and 7 apply: the swap takes the opponent's
+stone over, so no placement is forced. On an empty board whose second move may swap, 3 does
+not apply: the opponent would swap the stone that makes two threats.
+
+Shapes: K cells, A = K + 1 actions (action K is the swap).
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from trapy_rl.solve.connections import NUM_REGIONS, virtual_win
+
+__all__ = [
+    "INFO_SIZE",
+    "SCRATCH_ROWS",
+    "SWAP_LEGAL",
+    "SWAP_NONE",
+    "SWAP_RULE",
+    "WIN_CELL",
+    "analyse",
+    "label_groups",
+    "new_scratch",
+]
+
+# The swap states of a position: none; legal now (the position's only stone is the
+# opponent's: the second move); offered after the first move (an empty board).
+SWAP_NONE, SWAP_LEGAL, SWAP_RULE = 0, 1, 2
+
+# info[]: the mover's proving move (a threat, or a move making two threats; -1 none).
+WIN_CELL = 0
+INFO_SIZE = 1
+# The rows of the [SCRATCH_ROWS, K] int32 scratch: labels, group masks and colours,
+# flood-fill stack, group stamps, the mover's and the opponent's masks of each empty cell, the
+# must-play marks, the mover's forcing moves.
+LABELS, GREGS, GCOLS, STACK, MARKS, OWN, THEIRS, MUST, FORCE = range(9)
+# And for the positions one move on: labels, group masks and colours, a virtual win's carrier.
+LABELS2, GREGS2, GCOLS2, CARRIER = range(9, 13)
+SCRATCH_ROWS = 13
+# The [K] int64 scratch row: for each group, bit m set when one of its empty neighbours has
+# mask m for the group's colour.
+WIN, LOSS, OPEN = 1, -1, 0
+
+
+@nb.njit(cache=True)
+def new_scratch(k):
+    """The scratch arrays of `analyse` for a board of ``k`` cells."""
+    return (
+        np.empty((SCRATCH_ROWS, k), dtype=np.int32),
+        np.empty((4, k), dtype=np.int32),
+        np.empty((2, k, k), dtype=np.int32),
+        np.empty((2, k, NUM_REGIONS), dtype=np.int32),
+        np.empty(k, dtype=np.int64),
+    )
+
+
+@nb.njit(cache=True)
+def label_groups(stones, nbr, reg, labels, gregs, gcols, stack):
+    """Label every group of both colours; returns the number of groups.
+
+    Args:
+        stones: [K] int8, 0 empty, 1 blue, 2 yellow.
+        nbr: [K, 6] int32 neighbours, -1 last; reg: [K] int32 region masks.
+        labels: [K] int32, filled: each stone's group, -1 for an empty cell.
+        gregs: [K] int32, filled: ``gregs[label]`` is the group's region mask.
+        gcols: [K] int32, filled: ``gcols[label]`` is the group's colour.
+        stack: [K] int32 scratch.
+    """
+    k = stones.shape[0]
+    for i in range(k):
+        labels[i] = -1
+    count = 0
+    for start in range(k):
+        colour = stones[start]
+        if colour == 0 or labels[start] >= 0:
+            continue
+        labels[start] = count
+        mask = reg[start]
+        stack[0] = start
+        top = 1
+        while top > 0:
+            top -= 1
+            cell = stack[top]
+            for j in range(6):
+                y = nbr[cell, j]
+                if y < 0:
+                    break
+                if labels[y] < 0 and stones[y] == colour:
+                    labels[y] = count
+                    mask |= reg[y]
+                    stack[top] = y
+                    top += 1
+        gregs[count] = mask
+        gcols[count] = colour
+        count += 1
+    return count
+
+
+@nb.njit(cache=True)
+def _threats_after(stones, colour, masks, y, stamp, nbr, win, labels, marks, found):
+    """The threats of ``colour`` after a stone of theirs on ``y``, when they have none now.
+
+    A cell becomes a threat when it touches the group that ``y`` makes (``y`` itself or a group
+    next to it) and the regions of both win. ``masks`` [K] holds each empty cell's own mask
+    for ``colour`` (its regions and those of the adjacent groups of ``colour``); ``marks`` are
+    group stamps, ``stamp`` new. Returns the count, capped at 3, the first two in ``found``.
+    """
+    for j in range(6):
+        w = nbr[y, j]
+        if w < 0:
+            break
+        if stones[w] == colour:
+            marks[labels[w]] = stamp
+    made = masks[y]
+    count = 0
+    for z in range(stones.shape[0]):
+        if stones[z] != 0 or z == y or not win[masks[z] | made]:
+            continue
+        touches = False
+        for j in range(6):
+            w = nbr[z, j]
+            if w < 0:
+                break
+            if w == y or (stones[w] == colour and marks[labels[w]] == stamp):
+                touches = True
+                break
+        if touches:
+            if count < 2:
+                found[count] = z
+            count += 1
+            if count == 3:
+                break
+    return count
+
+
+@nb.njit(cache=True)
+def analyse(
+    stones, mover, swap, nbr, reg, win, mir, wins_with, scratch, moves, forcing, info, deep
+):
+    """Analyse a position without a winner (see the module docstring).
+
+    Args:
+        stones: [K] int8, 0 empty, 1 blue, 2 yellow; not modified.
+        mover: the player to move, 1 or 2.
+        swap: the swap state, `SWAP_NONE`, `SWAP_LEGAL` (the swap is then put first among the
+            moves) or `SWAP_RULE`.
+        nbr, reg, win, mir: the board's neighbours [K, 6] int32, region masks [K] int32,
+            win table [32] bool and mirrored actions [A] int32.
+        wins_with: [32] int64, bit m of ``wins_with[a]`` set when ``win[a | m]``.
+        scratch: from `new_scratch`.
+        moves: [A] int32, filled with the moves worth trying (the swap is action K).
+        forcing: [A] int8, filled: 1 where the move makes a threat for the mover.
+        info: [INFO_SIZE] int64, filled: the proving move of a won position.
+        deep: also look for virtual wins one move on (a move of the mover that makes one
+            wins; the opponent's that would must be answered in their carrier).
+
+    Returns:
+        (status, count): status 1 won (the proving move in ``info``), -1 lost, else 0 with
+        ``count`` moves.
+    """
+    k = stones.shape[0]
+    opponent = 3 - mover
+    rows, vc_rows, bridges, edges, near = scratch
+    labels, gregs, gcols, marks = rows[LABELS], rows[GREGS], rows[GCOLS], rows[MARKS]
+    own_masks, their_masks, must, force = rows[OWN], rows[THEIRS], rows[MUST], rows[FORCE]
+    groups = label_groups(stones, nbr, reg, labels, gregs, gcols, rows[STACK])
+    for g in range(groups):
+        marks[g] = -1
+        near[g] = 0
+    info[WIN_CELL] = -1
+    symmetric = True
+    for x in range(k):
+        if stones[x] != stones[mir[x]]:
+            symmetric = False
+            break
+    # One pass over the empty cells: each player's mask there, threats, dead cells.
+    threats, threat = 0, -1
+    live = 0  # candidate cells are gathered in ``moves`` first
+    for x in range(k):
+        if stones[x] != 0:
+            continue
+        own, theirs = reg[x], reg[x]
+        open_neighbour = False
+        own_group, their_group = -1, -1
+        own_many, their_many = False, False
+        for j in range(6):
+            y = nbr[x, j]
+            if y < 0:
+                break
+            s = stones[y]
+            if s == 0:
+                open_neighbour = True
+                continue
+            g = labels[y]
+            if s == mover:
+                own |= gregs[g]
+                if own_group < 0:
+                    own_group = g
+                elif own_group != g:
+                    own_many = True
+            else:
+                theirs |= gregs[g]
+                if their_group < 0:
+                    their_group = g
+                elif their_group != g:
+                    their_many = True
+        if win[own]:
+            info[WIN_CELL] = x
+            return WIN, 0
+        own_masks[x], their_masks[x] = own, theirs
+        for j in range(6):
+            y = nbr[x, j]
+            if y < 0:
+                break
+            if stones[y] != 0:
+                near[labels[y]] |= np.int64(1) << (own if stones[y] == mover else theirs)
+        if win[theirs]:
+            threats += 1
+            threat = x
+        dead = not open_neighbour and not own_many and not their_many
+        if dead and own_group >= 0:
+            dead = (reg[x] & ~gregs[own_group]) == 0
+        if dead and their_group >= 0:
+            dead = (reg[x] & ~gregs[their_group]) == 0
+        if not dead:
+            moves[live] = x
+            live += 1
+    if swap == SWAP_LEGAL:
+        # The swap first: its child is this position without the swap, needed anyway.
+        count = _compact(moves, live, symmetric, mir)
+        for i in range(count, 0, -1):
+            moves[i] = moves[i - 1]
+            forcing[i] = 0
+        moves[0], forcing[0] = k, 0
+        return OPEN, count + 1
+    if threats >= 2:
+        return LOSS, 0
+    carrier = rows[CARRIER]
+    won, cell = virtual_win(
+        stones, mover, nbr, reg, win, labels, gregs, gcols, groups, vc_rows, bridges, edges,
+        carrier,
+    )  # fmt: skip
+    if won:
+        info[WIN_CELL] = cell
+        return WIN, 0
+    lost, _ = virtual_win(
+        stones, opponent, nbr, reg, win, labels, gregs, gcols, groups, vc_rows, bridges, edges,
+        carrier,
+    )  # fmt: skip
+    if lost:
+        return LOSS, 0
+    if threats == 1:
+        moves[0], forcing[0] = threat, 0
+        return OPEN, 1
+    # Neither player has a threat. The mover's moves: two threats win, one forces. Most moves
+    # make no threat, which `_hopeful` tells cheaply.
+    found = np.empty(2, dtype=np.int64)
+    stamp = 0
+    for i in range(live):
+        y = moves[i]
+        force[y] = 0
+        if not _hopeful(stones, mover, own_masks, y, nbr, labels, near, wins_with):
+            continue
+        n = _threats_after(stones, mover, own_masks, y, stamp, nbr, win, labels, marks, found)
+        stamp += 1
+        if n >= 2 and swap == SWAP_NONE:
+            info[WIN_CELL] = y
+            return WIN, 0
+        force[y] = 1 if n == 1 else 0
+    # The opponent's moves that would make two threats: the cells that answer all of them.
+    restricted = False
+    for i in range(live):
+        x = moves[i]
+        must[x] = 1
+    for i in range(live):
+        y = moves[i]
+        if not _hopeful(stones, opponent, their_masks, y, nbr, labels, near, wins_with):
+            continue
+        n = _threats_after(stones, opponent, their_masks, y, stamp, nbr, win, labels, marks, found)
+        stamp += 1
+        if n < 2:
+            continue
+        restricted = True
+        for j in range(live):
+            x = moves[j]
+            if x != y and not (n == 2 and (x == found[0] or x == found[1])):
+                must[x] = 0
+    if deep:
+        labels2, gregs2, gcols2 = rows[LABELS2], rows[GREGS2], rows[GCOLS2]
+        for side in range(2):
+            colour = mover if side == 0 else opponent
+            if side == 0 and swap != SWAP_NONE:
+                continue
+            for i in range(live):
+                y = moves[i]
+                stones[y] = colour
+                groups2 = label_groups(stones, nbr, reg, labels2, gregs2, gcols2, rows[STACK])
+                won, _ = virtual_win(
+                    stones, colour, nbr, reg, win, labels2, gregs2, gcols2, groups2,
+                    vc_rows, bridges, edges, carrier,
+                )  # fmt: skip
+                stones[y] = 0
+                if not won:
+                    continue
+                if side == 0:
+                    info[WIN_CELL] = y
+                    return WIN, 0
+                restricted = True
+                for j in range(live):
+                    x = moves[j]
+                    if x != y and carrier[x] == 0:
+                        must[x] = 0
+    count = 0
+    for i in range(live):
+        x = moves[i]
+        if restricted and must[x] == 0 and force[x] == 0:
+            continue
+        if symmetric and mir[x] < x:
+            continue
+        moves[count] = x
+        forcing[count] = force[x]
+        count += 1
+    if count == 0:
+        return LOSS, 0
+    return OPEN, count
+
+
+@nb.njit(cache=True)
+def _hopeful(stones, colour, masks, y, nbr, labels, near, wins_with):
+    """Whether a stone of ``colour`` on ``y`` may make a threat: whether the mask of the group
+    it makes wins with the mask of one of the cells next to that group (``y`` among them, whose
+    own mask does not win). A quick necessary condition for `_threats_after`."""
+    masks_near = np.int64(0)
+    for j in range(6):
+        w = nbr[y, j]
+        if w < 0:
+            break
+        if stones[w] == 0:
+            masks_near |= np.int64(1) << masks[w]
+        elif stones[w] == colour:
+            masks_near |= near[labels[w]]
+    return (wins_with[masks[y]] & masks_near) != 0
+
+
+@nb.njit(cache=True)
+def _compact(moves, live, symmetric, mir):
+    """Keep one cell of each mirror pair among ``moves[:live]`` when ``symmetric``."""
+    count = 0
+    for i in range(live):
+        x = moves[i]
+        if not (symmetric and mir[x] < x):
+            moves[count] = x
+            count += 1
+    return count
