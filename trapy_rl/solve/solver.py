@@ -47,6 +47,8 @@ __all__ = [
 ]
 
 METHODS = ("dfpn", "alphabeta")
+CHUNK_NODES = 1 << 18
+"""df-pn's slice between two checks for Ctrl-C (about a second of search)."""
 
 Policy = Callable[[np.ndarray, int], np.ndarray]
 """``policy(stones [K] int8, to_move) -> [A] float``: higher scores are tried first at the root
@@ -111,6 +113,7 @@ class Solver:
         self.eps = float(eps)
         self.policy = policy
         self.deep = bool(deep)
+        self.table_bits = table_bits
         self._tables = board_tables(board)
         size = 1 << table_bits
         # The transposition table: keys [N, 2] uint64, (pn, dn, work) [N, 3] uint32, best
@@ -196,23 +199,32 @@ class Solver:
     def _solve(
         self, stones: np.ndarray, to_move: int, swap: int, max_nodes: int | None
     ) -> Solution:
+        _load_compiled()
         stones8 = np.array(stones, dtype=np.int8)
         budget = np.iinfo(np.int64).max if max_nodes is None else int(max_nodes)
         stats = np.array([0, budget, 0, 0], dtype=np.int64)
         bias = self._root_bias(stones8, to_move)
         method = search.DFPN if self.method == "dfpn" else search.ALPHABETA
         started = time.perf_counter()
-        value = search.solve_root(
-            stones8, to_move, swap, method, self.eps, self.deep,
-            self._tables, bias, self._history, self._table, stats,
-        )  # fmt: skip
+        while True:
+            # df-pn runs in slices of CHUNK_NODES, resuming from the table, so that Ctrl-C
+            # (seen only between compiled calls) stops a long search within a second or so;
+            # alpha-beta would redo its unfinished path, so it runs in one call.
+            chunked = method == search.DFPN and budget - stats[0] > CHUNK_NODES
+            stats[1] = stats[0] + CHUNK_NODES if chunked else budget
+            value = search.solve_root(
+                stones8, to_move, swap, method, self.eps, self.deep,
+                self._tables, bias, self._history, self._table, stats,
+            )  # fmt: skip
+            if value >= 0 or stats[3] or not chunked:
+                break
         seconds = time.perf_counter() - started
         nodes = int(stats[0])
         if stats[3]:
             raise AssertionError("the search met a position with no move and no winner")
         if value < 0:
             raise SolveBudgetError(
-                f"not proven within {max_nodes} positions ({seconds:.1f} s); "
+                f"not proven within {max_nodes:,} positions ({seconds:.1f} s); "
                 "a larger budget or a smaller board is needed"
             )
         move = self._winning_move(stones8, to_move, swap) if value == 1 else None
@@ -274,6 +286,20 @@ def swap_state(stones: np.ndarray, to_move: int, swap: bool) -> int:
     if len(occupied) == 1 and stones[occupied[0]] == 3 - to_move:
         return SWAP_LEGAL
     return SWAP_NONE
+
+
+@functools.cache
+def _load_compiled() -> None:
+    """Load (or compile) the search's machine code once, before any clock starts."""
+    board = Board(2)
+    table = (np.zeros((16, 2), np.uint64), np.zeros((16, 3), np.uint32), np.zeros(16, np.int16))
+    stats = np.array([0, 1 << 20, 0, 0], dtype=np.int64)
+    bias = np.ones(board.num_actions, dtype=np.int64)
+    for method in (search.DFPN, search.ALPHABETA):
+        search.solve_root(
+            np.zeros(board.num_cells, np.int8), BLUE, SWAP_NONE, method, 0.25, True,
+            board_tables(board), bias, bias.copy(), table, stats,
+        )  # fmt: skip
 
 
 @functools.cache
