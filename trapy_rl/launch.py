@@ -35,6 +35,7 @@ COMMANDS = {
     "trapy-openings": "trapy_rl.analysis.cli",
     "trapy-export": "trapy_rl.nn.onnx",
     "trapy-web": "trapy_rl.web.server",
+    "trapy-solve": "trapy_rl.solve.cli",
 }
 """Each command's name -> the module whose ``main()`` it runs."""
 
@@ -100,3 +101,7 @@ def export() -> int | None:
 
 def web() -> int | None:
     return launch("trapy-web")
+
+
+def solve() -> int | None:
+    return launch("trapy-solve")

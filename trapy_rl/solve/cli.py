@@ -1,0 +1,86 @@
+"""``trapy-solve``: the exact value of a small-board position and a winning move.
+
+    trapy-solve --side 4                    # the empty board: the first player loses (swap)
+    trapy-solve --side 4 b2                 # yellow to move, may swap
+    trapy-solve --side 4 b2 swap c3         # moves as cell names, 'swap' for the swap
+    trapy-solve --side 5 c3 --max-nodes 1e8
+
+Prints one line: who is to move, whether they win with perfect play and a winning move, and
+the proof's size. Bad input (an unknown cell, an illegal move, a side above `MAX_SIDE`, a
+position not proven within the node budget) is refused in one line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from trapy_rl.errors import reported
+from trapy_rl.game.board import Board
+from trapy_rl.game.state import PLAYER_NAMES, GameState
+from trapy_rl.solve.solver import METHODS, Solver
+
+__all__ = ["MAX_SIDE", "describe", "main"]
+
+MAX_SIDE = 5
+"""The largest side accepted: side-5 openings take minutes each; side 6 is out of reach (see
+the docs' solved openings)."""
+DEFAULT_MAX_NODES = 50_000_000
+
+
+def describe(state: GameState, solver: Solver, *, max_nodes: int | None) -> str:
+    """The one-line answer for ``state`` (see the module docstring)."""
+    board = state.board
+    where = f"side {board.side}, " + (
+        f"after {' '.join(state.move_names())}" if state.history else "empty board"
+    )
+    if state.is_over:
+        return f"{where}: {PLAYER_NAMES[state.winner]} has won"
+    answer = solver.solve(state, max_nodes=max_nodes)
+    mover = PLAYER_NAMES[state.to_move]
+    verdict = (
+        f"{mover} to move wins with {board.action_name(answer.move)}"
+        if answer.win
+        else f"{mover} to move loses against perfect play"
+    )
+    size = f"{answer.nodes:,} position{'s' * (answer.nodes != 1)}"
+    return f"{where}: {verdict} (proof: {size}, {answer.seconds:.2f} s)"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="trapy-solve",
+        description="The exact value of a Trap Y position on a small board, and a winning move.",
+    )
+    parser.add_argument("moves", nargs="*", help="the moves from the empty board: a1, swap, ...")
+    parser.add_argument("--side", type=int, default=4, help=f"board side, 2 to {MAX_SIDE}")
+    parser.add_argument(
+        "--max-nodes",
+        type=float,
+        default=DEFAULT_MAX_NODES,
+        help=f"give up after this many positions (default {DEFAULT_MAX_NODES:.0e})",
+    )
+    parser.add_argument("--method", choices=METHODS, default="dfpn")
+    args = parser.parse_args(argv)
+    with reported(parser.prog):
+        if not 2 <= args.side <= MAX_SIDE:
+            raise ValueError(
+                f"side {args.side} is not solved here: trapy-solve takes sides 2 to {MAX_SIDE}"
+            )
+        if not args.max_nodes >= 1:
+            raise ValueError(f"--max-nodes must be at least 1, got {args.max_nodes:g}")
+        board = Board(args.side)
+        state = GameState(board)
+        for number, move in enumerate(args.moves, start=1):
+            try:
+                state.play(move)
+            except ValueError as error:
+                raise ValueError(f"move {number}: {error}") from None
+        bits = 20 if args.side <= 4 else 22
+        solver = Solver(board, method=args.method, table_bits=bits)
+        print(describe(state, solver, max_nodes=int(args.max_nodes)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
