@@ -8,7 +8,7 @@ a new kind is one line of `BUILTIN_KINDS`. Other code may add kinds with `regist
 >>> parse_agent("uct:50,c_puct=2", board=Board(4)).name
 'uct:50,c_puct=2'
 >>> sorted(BUILTIN_KINDS)
-['mcts', 'net', 'onnx', 'openspiel', 'random', 'uct']
+['mcts', 'net', 'onnx', 'openspiel', 'random', 'solver', 'uct']
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 
-from trapy_rl.agents import network, openspiel, random, rollout
+from trapy_rl.agents import network, openspiel, random, rollout, solver
 from trapy_rl.agents.base import Agent, AgentSpec
 from trapy_rl.game.board import Board
 
@@ -87,6 +87,7 @@ BUILTIN_KINDS: dict[str, tuple[AgentFactory, str]] = {
     "mcts": (network.mcts_from_spec, network.MCTS_USAGE),
     "onnx": (network.onnx_from_spec, network.ONNX_USAGE),
     "openspiel": (openspiel.from_spec, openspiel.USAGE),
+    "solver": (solver.from_spec, solver.USAGE),
 }
 for _kind, (_factory, _usage) in BUILTIN_KINDS.items():
     register_agent_kind(_kind, _factory, usage=_usage)
