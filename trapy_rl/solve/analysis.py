@@ -9,23 +9,26 @@ A **threat** of a player is an empty cell where one stone of theirs makes a winn
 the player to move (the mover), in this order:
 
 1. a threat of the mover wins at once;
-2. two threats of the opponent lose (one stone blocks one cell, and stones never leave); one
-   threat is the only move worth trying;
-3. a move after which the mover has two threats wins (the opponent has none to answer with);
-4. a virtual win (`trapy_rl.solve.connections`) of the mover wins, one of the opponent loses;
-5. the opponent's moves that would make two threats must be answered now: the mover must
+2. two threats of the opponent lose (one stone blocks one cell, and stones never leave);
+3. a virtual win (`trapy_rl.solve.connections`) of the mover wins, one of the opponent loses;
+4. one threat of the opponent is the only move worth trying;
+5. a move after which the mover has two threats wins (the opponent has none to answer with);
+6. the opponent's moves that would make two threats must be answered now: the mover must
    play on such a move's cell or, when it makes exactly two threats, on one of them (a stone
    elsewhere leaves that move's two threats standing). The mover's candidates are the cells in
    every such set, and the mover's own threat-making moves (which the opponent must answer
    first); none left loses;
-6. a **dead** cell, whose colour cannot change any group's regions (no empty neighbour, at
+7. with ``deep``, the same one move further: a move after which the mover has a virtual win
+   wins; an opponent's move after which the opponent would have one must be answered on its
+   cell or in that virtual win's carrier (anywhere else the opponent plays it and wins);
+8. a **dead** cell, whose colour cannot change any group's regions (no empty neighbour, at
    most one adjacent group of each colour, whose regions already include the cell's), is never
    played: in a monotone game such a move is a pass;
-7. a position equal to its mirror image tries one cell of each mirror pair.
+9. a position equal to its mirror image tries one cell of each mirror pair.
 
-Where the swap is legal (the second move) only 6 and 7 apply: the swap takes the opponent's
-stone over, so no placement is forced. On an empty board whose second move may swap, 3 does
-not apply: the opponent would swap the stone that makes two threats.
+Where the swap is legal (the second move) only 1, 8 and 9 apply: the swap takes the opponent's
+stone over, so no placement is forced. On an empty board whose second move may swap, the
+mover's wins one move on (5, 7) do not apply: the opponent would swap that stone.
 
 Shapes: K cells, A = K + 1 actions (action K is the swap).
 """
