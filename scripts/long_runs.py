@@ -150,8 +150,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("name", help="the run's name, a folder of benchmarks/long_runs/")
     parser.add_argument("--runs", type=Path, default=ROOT / "outputs" / "long_runs")
     parser.add_argument("--every", type=float, default=0.5, help="CPU-hours between kept nets")
-    parser.add_argument("overrides", nargs="*", help="the leg's trapy-train overrides")
-    args = parser.parse_args(argv)
+    parser.add_argument("overrides", nargs="*", help="the leg's trapy-train overrides, after --")
+    argv = sys.argv[1:] if argv is None else argv
+    # The overrides are split off by hand: argparse refuses `-- k=v` once an option came
+    # between the positionals and them.
+    cut = argv.index("--") if "--" in argv else len(argv)
+    args = parser.parse_args(argv[:cut])
+    args.overrides += argv[cut + 1 :]
     if args.action == "start":
         return start(args.name, args.runs, args.overrides)
     if args.action == "resume":
