@@ -1,0 +1,13 @@
+"""The suite's own layout: pytest imports test files by basename (the folders have no
+``__init__.py``), so two test files with one name fail the whole collection, yet only when
+both folders are collected in one run."""
+
+from collections import Counter
+from pathlib import Path
+
+TESTS = Path(__file__).resolve().parent
+
+
+def test_every_test_file_has_its_own_basename():
+    names = Counter(path.name for path in TESTS.rglob("test_*.py"))
+    assert [name for name, count in names.items() if count > 1] == []
