@@ -205,7 +205,13 @@ def test_the_shipped_nets_are_offered_by_name_and_are_the_default_on_side_10(cli
 
 @pytest.mark.parametrize(
     ("argv", "words"),
-    [(["--threads", "0"], "--threads"), (["--side", "1"], "side"), (["--port", "-1"], "--port")],
+    [
+        (["--threads", "0"], "--threads"),
+        (["--side", "1"], "side"),
+        (["--port", "-1"], "--port"),
+        (["--agent", "wizard"], "--agent: unknown agent spec 'wizard'"),
+        (["--side", "4", "--evaluator", "random"], "--evaluator: 'random' has no evaluator"),
+    ],
 )
 def test_bad_options_of_trapy_web_are_one_line(capsys, argv, words):
     with pytest.raises(SystemExit) as stopped:

@@ -18,12 +18,14 @@ from trapy_rl.agents.moves import checked_move
 from trapy_rl.game.board import Board
 from trapy_rl.game.state import GameState
 from trapy_rl.pretrained import pretrained_info, pretrained_names
+from trapy_rl.web.analysis import load_analyser
 
 __all__ = [
     "DEFAULT_AGENT",
     "DEFAULT_EVALUATOR",
     "OTHER_SIDE_AGENT",
     "OTHER_SIDE_EVALUATOR",
+    "check_specs",
     "default_specs",
     "presets",
     "warm_up",
@@ -52,6 +54,25 @@ def default_specs(side: int) -> tuple[str, str]:
     if nets_play:
         return DEFAULT_AGENT, DEFAULT_EVALUATOR
     return OTHER_SIDE_AGENT, OTHER_SIDE_EVALUATOR
+
+
+def check_specs(agent: str, evaluator: str, side: int) -> None:
+    """Build the page's first opponent and evaluator once, so that a bad spec is refused when
+    the server starts rather than when a game first asks for it.
+
+    Raises:
+        ValueError: naming the option and the spec's problem.
+    """
+    board = Board(side)
+    for option, spec, build in (
+        ("--agent", agent, lambda s: parse_agent(s, board=board, seed=0)),
+        ("--evaluator", evaluator, lambda s: load_analyser(s, board)),
+    ):
+        if spec:
+            try:
+                build(spec)
+            except ValueError as error:
+                raise ValueError(f"{option}: {error}") from None
 
 
 def presets() -> list[dict[str, object]]:

@@ -38,7 +38,7 @@ except ModuleNotFoundError as error:  # pragma: no cover - the extra is missing
 
 from trapy_rl.game.board import Board
 from trapy_rl.web.api import api_routes, error_handlers
-from trapy_rl.web.opponents import default_specs, warm_up
+from trapy_rl.web.opponents import check_specs, default_specs, warm_up
 from trapy_rl.web.sessions import SessionStore
 from trapy_rl.web.storage import MEMORY, default_database_path
 
@@ -141,6 +141,7 @@ def main(argv: list[str] | None = None) -> int:
         agent, evaluator = default_specs(args.side)
         agent = agent if args.agent is None else args.agent.strip()
         evaluator = evaluator if args.evaluator is None else args.evaluator
+        check_specs(agent, evaluator, args.side)
         hosts = list(LOOPBACK) if args.host in LOOPBACK else ["*"]
         app = create_app(
             side=args.side,
