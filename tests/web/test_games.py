@@ -123,11 +123,29 @@ def test_sgf_round_trip_with_variations_and_a_resignation(client):
     post(client, f"/api/games/{gid}/resign")
     text = client.get(f"/api/games/{gid}/sgf").text
     assert "GM[Trap Y]" in text and "SZ[4]" in text and "RE[B+R]" in text
-    assert ";B[b2](;W[swap];B[c1])(;W[a1])" in text.replace("\n", "")
+    assert ";B[b2](;W[swap];B[c1];W[resign])(;W[a1])" in text.replace("\n", "")
     (game,) = post(client, "/api/records", {"text": text})["games"]
     loaded = post(client, "/api/games", {"side": 4, "tree": game["tree"]}, 201)
     original = client.get(f"/api/games/{gid}").json()["tree"]
     assert loaded["tree"] == original and loaded["winner"] == 1 and loaded["resigned"]
+
+
+def test_a_resignation_in_a_side_variation_survives_the_sgf_round_trip(client):
+    """Only the main line's result was written (RE), so this resignation was lost."""
+    gid = post(client, "/api/games", {"side": 4}, 201)["id"]
+    for move in ("b2", "swap", "c1"):
+        post(client, f"/api/games/{gid}/move", {"move": move})
+    post(client, f"/api/games/{gid}/goto", {"node": 1})
+    a1 = post(client, f"/api/games/{gid}/move", {"move": "a1"})["node"]
+    post(client, f"/api/games/{gid}/resign")  # blue, to move after a1, resigns there
+    text = client.get(f"/api/games/{gid}/sgf").text
+    assert "RE[" not in text  # the main line is unfinished
+    assert ";B[b2](;W[swap];B[c1])(;W[a1];B[resign])" in text.replace("\n", "")
+    (game,) = post(client, "/api/records", {"text": text})["games"]
+    assert game["tree"]["resigned"] == {str(a1): 1}
+    loaded = post(client, "/api/games", {"side": 4, "tree": game["tree"]}, 201)
+    assert loaded["tree"] == client.get(f"/api/games/{gid}").json()["tree"]
+    assert not loaded["winner"]  # shown at the main line's end, which goes on
 
 
 def test_an_unfinished_game_is_saved_and_loaded_as_a_record(client):
@@ -149,6 +167,7 @@ def test_an_unfinished_game_is_saved_and_loaded_as_a_record(client):
         ("(;GM[1]SZ[19];B[dd])", "GM[1] is not Trap Y"),
         ("(;GM[Trap Y];B[a1])", "SZ"),
         ("(;GM[Trap Y]SZ[4]AB[a1])", "setup stones"),
+        ("(;GM[Trap Y]SZ[4];B[a1];W[resign];B[b1])", "move 2: B[b1]: b1: the game is over"),
         ("(;GM[Trap Y]SZ[4];B[a1]", "not an SGF file"),
     ],
 )
@@ -163,16 +182,26 @@ def test_sgf_of_a_random_tree_reads_back_the_same():
     for _ in range(40):
         node = rng.randrange(len(tree))
         state = tree.state(node)
-        if not state.is_over:
+        if state.is_over:
+            continue
+        if rng.random() < 0.15:  # resignations anywhere, before or after their node's children
+            tree.resign(node, rng.choice((1, 2)))
+        else:
             legal = [a for a, ok in enumerate(state.legal_mask()) if ok]
             tree.add(node, rng.choice(legal))
+    assert len(tree.resigned) > 1
     ((back, names),) = trees_from_sgf(sgf_from_tree(tree, names=("x", "y", False)))
     assert shape(back, ROOT) == shape(tree, ROOT) and names == ("y", "x", True)
 
 
 def shape(tree: GameTree, node: int) -> tuple:
-    """The tree below ``node`` without its numbering: (move, children's shapes in order)."""
-    return (tree.actions[node], [shape(tree, child) for child in tree.children[node]])
+    """The tree below ``node`` without its numbering: (move, who resigned there, children's
+    shapes in order)."""
+    return (
+        tree.actions[node],
+        tree.resigned.get(node),
+        [shape(tree, child) for child in tree.children[node]],
+    )
 
 
 def test_a_search_streams_its_progress_as_server_sent_events(client):

@@ -4,7 +4,7 @@ parser and writer (`sgfmill.sgf_grammar`, which has no board-size limit).
 The convention (docs/playing.md states it for people):
 
     (;FF[4]CA[UTF-8]GM[Trap Y]AP[trapy_rl:VERSION]SZ[10]PB[human]PW[mcts:pretrained:200]
-      RE[W+];B[e5];W[swap];B[f6](;W[g3])(;W[d4]))
+      RE[W+];B[e5];W[swap];B[f6](;W[g3])(;W[d4];B[resign]))
 
 - ``GM[Trap Y]``: a name where the standard has a number, since no number is assigned to
   Trap Y; a file with another ``GM`` (``GM[1]`` is Go, ``GM[11]`` Hex) is refused.
@@ -12,17 +12,21 @@ The convention (docs/playing.md states it for people):
 - ``B`` is blue, the first player; ``W`` is yellow. Each move is by the player to move.
 - Coordinates are the cell names of docs/rules.md (``a1``, ``j10``); the swap is ``W[swap]``
   (``swap-pieces``, as some Hex programs write it, is read too).
+- A resignation is a node of its own, ``B[resign]`` or ``W[resign]`` (the player who resigns,
+  whoever was to move), as HexGui writes it: the last child of the position where it happened,
+  in any variation. Nothing may follow it.
 - ``RE[B+]``/``RE[W+]`` when the main line (the first variation at every node) is won,
   ``RE[B+R]``/``RE[W+R]`` when the loser resigned there; no ``RE`` for an unfinished game. A
-  result whose winner has not connected is read as a resignation at the main line's end.
+  result whose winner has not connected and no resignation node is read as a resignation at
+  the main line's end.
 - ``PB``, ``PW``: the players' names. Setup stones (``AB``, ``AW``, ``AE``) are refused; other
   properties (comments, names of nodes) are read past.
 
 An illegal move refuses the whole file, naming its game, move number and property.
 
->>> tree = trees_from_sgf("(;GM[Trap Y]SZ[3];B[b2](;W[swap])(;W[a1]))")[0][0]
->>> tree.to_data()["moves"], tree.children[1]
-([None, 'b2', 'swap', 'a1'], [2, 3])
+>>> tree = trees_from_sgf("(;GM[Trap Y]SZ[3];B[b2](;W[swap])(;W[a1];B[resign]))")[0][0]
+>>> tree.to_data()["moves"], tree.children[1], tree.resigned
+([None, 'b2', 'swap', 'a1'], [2, 3], {3: 1})
 >>> sgf_from_tree(tree, names=("a", "b", True)).startswith("(;FF[4]")
 True
 """
@@ -52,6 +56,7 @@ SGF_START = "(;"
 _COLOURS = {"B": BLUE, "W": YELLOW}
 _LETTERS = {BLUE: "B", YELLOW: "W"}
 _SWAPS = ("swap", "swap-pieces")
+_RESIGN = "resign"
 _RESULT = re.compile(r"([BW])\+(.*)", re.IGNORECASE)
 
 
@@ -87,7 +92,15 @@ def sgf_from_tree(
         root["RE"] = [f"{_LETTERS[final.winner]}+{'R' if final.resigned else ''}".encode()]
     to_move = {ROOT: BLUE}
 
-    def properties(node: int) -> dict[str, list[bytes]]:
+    def children(node: int | tuple[str, int]) -> list:
+        if isinstance(node, tuple):  # a resignation: nothing follows it
+            return []
+        # A resignation after the moves tried from its position: the main line stays first.
+        return tree.children[node] + ([(_RESIGN, node)] if node in tree.resigned else [])
+
+    def properties(node: int | tuple[str, int]) -> dict[str, list[bytes]]:
+        if isinstance(node, tuple):
+            return {_LETTERS[tree.resigned[node[1]]]: [_RESIGN.encode()]}
         if node == ROOT:
             return root
         mover = to_move[tree.parents[node]]
@@ -95,7 +108,7 @@ def sgf_from_tree(
         to_move[node] = YELLOW if mover == BLUE else BLUE
         return {_LETTERS[mover]: [board.action_name(tree.actions[node]).encode()]}
 
-    coarse = sgf_grammar.make_coarse_game_tree(ROOT, lambda n: tree.children[n], properties)
+    coarse = sgf_grammar.make_coarse_game_tree(ROOT, children, properties)
     return sgf_grammar.serialise_game_tree(coarse, wrap=wrap).decode("utf-8")
 
 
@@ -138,7 +151,9 @@ def _read_game(coarse: Any) -> tuple[GameTree, tuple[str, str, bool]]:
         node = parent
         for index, properties in enumerate(part.sequence[start:]):
             node = _read_node(tree, node, properties, root=is_root and index == 0)
-        pending.extend((child, 0, node, False) for child in reversed(part.children))
+        # Resignations last: the moves tried from their position are read before it is over.
+        ordered = sorted(part.children, key=_is_resignation)
+        pending.extend((child, 0, node, False) for child in reversed(ordered))
     names = (
         _text(root["PB"]) if "PB" in root else "?",
         _text(root["PW"]) if "PW" in root else "?",
@@ -162,6 +177,12 @@ def _read_node(tree: GameTree, parent: int, properties: dict, *, root: bool) -> 
         raise ValueError(f"move {number}: one node holds both B and W")
     letter = moves[0]
     name = _text(properties[letter]).lower()
+    if name == _RESIGN:  # by either player, whoever is to move
+        try:
+            tree.resign(parent, _COLOURS[letter])
+        except ValueError as error:
+            raise ValueError(f"move {number}: {letter}[{name}]: {error}") from None
+        return parent
     state = tree.state(parent)
     if not state.is_over and _COLOURS[letter] != state.to_move:
         to_move = "blue (B)" if state.to_move == BLUE else "yellow (W)"
@@ -170,6 +191,12 @@ def _read_node(tree: GameTree, parent: int, properties: dict, *, root: bool) -> 
         return tree.add(parent, "swap" if name in _SWAPS else name)
     except ValueError as error:
         raise ValueError(f"move {number}: {letter}[{name}]: {error}") from None
+
+
+def _is_resignation(coarse: Any) -> bool:
+    """Whether a variation is a resignation (its first node ``B[resign]`` or ``W[resign]``)."""
+    first = coarse.sequence[0]
+    return any(letter in first and _text(first[letter]).lower() == _RESIGN for letter in _COLOURS)
 
 
 def _read_result(tree: GameTree, result: str) -> None:
