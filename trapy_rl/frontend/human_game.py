@@ -1,7 +1,9 @@
-"""A game between a person and an agent, as the terminal player (`trapy_rl.play`) and the web
-board (`trapy_rl.web.sessions`) both keep it: who made each move (`movers`; the swap changes
-the order), taking back the person's last move with the agent's replies to it (`takeback`), and
-the finished game's record (`game_record`), in which the person is `HUMAN`.
+"""A game between a person and an agent: who made each move (`movers`; the swap changes the
+order), taking back the person's last move with the agent's replies to it (`takeback`), and
+the finished game's record (`game_record`), in which the person is `HUMAN`. The terminal
+player (`trapy_rl.play`) uses `takeback` and `game_record`; the web board
+(`trapy_rl.web.sessions`) takes back moves with `takeback` and names the person `HUMAN`, but
+writes its records itself, since its games are trees and may be unfinished.
 
 >>> from trapy_rl.game import Board, GameState
 >>> state = GameState.from_moves(["a1", "swap", "b2"], Board(3))  # blue, yellow, blue again

@@ -4,8 +4,9 @@ shown), all kept by a `SessionStore` in its `GameDatabase` and written after eve
 A session is a game against an agent (the person plays ``human``, the agent the other colour)
 or, without an agent, a board where the page moves for both sides (analysis and review). The
 position shown (``node``) is where the next move is played: a move at an earlier position
-starts a variation (`trapy_rl.web.tree.GameTree`). Undo and resignation follow
-`trapy_rl.frontend.human_game` (`takeback`, `game_record`), as ``trapy-play`` does.
+starts a variation (`trapy_rl.web.tree.GameTree`). Undo takes back the person's last move with
+`trapy_rl.frontend.human_game.takeback`, as ``trapy-play`` does; the record of the line shown
+is made here (`GameSession.record`), finished or not.
 
 Every change holds the session's lock; a request that finds it held (the agent is thinking) is
 refused with `BusyError` instead of waiting. No game is ever dropped: the store keeps the most
