@@ -16,6 +16,7 @@ def test_leaves_and_onnxruntime_options():
     board = Board(10)
     default = parse_agent("mcts:pretrained:32", board=board, seed=0)
     assert default.settings.leaves == 0 and default.settings.leaves_per_game(1) == 16
+    assert default.settings.virtual == "visits"
     assert isinstance(default.evaluator.forward, OrtNet)  # auto: ONNX Runtime when installed
     chosen = parse_agent("mcts:pretrained:32,leaves=4,onnxruntime=false", board=board, seed=0)
     assert chosen.settings.leaves == 4

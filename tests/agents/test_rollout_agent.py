@@ -155,6 +155,11 @@ def test_one_game_search_with_many_leaves_finds_the_winning_move() -> None:
     assert parse_agent("uct:200,leaves=4", board=board).settings.leaves == 4
     with pytest.raises(ValueError, match="leaves must be >= 0"):
         parse_agent("uct:200,leaves=-1", board=board)
+    # uct's pending leaves count as virtual losses, a net search's as virtual visits.
+    assert agent.settings.virtual == "loss"
+    assert parse_agent("uct:20,virtual=visits", board=board).settings.virtual == "visits"
+    with pytest.raises(ValueError, match="virtual must be one of"):
+        parse_agent("uct:20,virtual=lost", board=board)
 
 
 def test_uct_beats_random() -> None:

@@ -113,13 +113,17 @@ def test_top_k_keeps_the_highest_legal_scores():
     )
 
 
-@pytest.mark.parametrize(("leaves", "compiled"), [(1, False), (1, True), (3, True), (8, True)])
+@pytest.mark.parametrize(
+    ("leaves", "compiled", "virtual"),
+    [(1, False, "visits"), (1, True, "visits"), (3, True, "visits"), (8, True, "visits"),
+     (8, True, "loss")],
+)  # fmt: skip
 @pytest.mark.parametrize("side", [3, 4])
-def test_batched_gumbel_search_equals_the_reference(side, leaves, compiled):
+def test_batched_gumbel_search_equals_the_reference(side, leaves, compiled, virtual):
     board = Board(side)
     batch = random_positions(board, [0, 1, 3, 5], seed=side)
     evaluator = HashEvaluator(board, seed=side)
-    settings = gumbel_settings(24, max_considered=6, leaves=leaves)
+    settings = gumbel_settings(24, max_considered=6, leaves=leaves, virtual=virtual)
     search = MCTS(evaluator, board, num_games=4, settings=settings, seed=11, compiled=compiled)
     noise = np.random.default_rng(11).gumbel(size=(4, board.num_actions))
     search.rng = np.random.default_rng(11)  # the search draws this same noise

@@ -1,4 +1,4 @@
-"""The compiled search steps against the numpy step they replace, and the virtual visits.
+"""The compiled search steps against the numpy step they replace; virtual visits and losses.
 
 With one leaf per game a compiled step is the numpy step: the trees are equal field for field.
 (The leaf-parallel search is held to the slow reference in test_mcts_search.py, test_gumbel.py
@@ -80,14 +80,14 @@ def test_one_leaf_per_game_builds_the_numpy_trees(side, search):
         batch.step(np.maximum(actions, 0))
 
 
-def test_virtual_visits_spread_the_first_descents():
+@pytest.mark.parametrize("virtual", ["visits", "loss"])
+def test_virtual_visits_and_losses_spread_the_first_descents(virtual):
     """A fresh root with a uniform prior: L descents in one step reach L distinct children."""
     board = Board(5)
     batch = random_positions(board, [3], seed=1)
     evaluator = UniformTestEvaluator()
-    search = MCTS(
-        evaluator, board, num_games=1, settings=SearchSettings(num_simulations=12, leaves=12)
-    )
+    settings = SearchSettings(num_simulations=12, leaves=12, virtual=virtual)
+    search = MCTS(evaluator, board, num_games=1, settings=settings)
     counts = search.search(batch).visit_counts[0]
     assert evaluator.call_sizes == [1, 12]
     assert counts.sum() == 12 and counts.max() == 1
@@ -115,12 +115,14 @@ def test_a_failed_evaluation_leaves_clean_empty_trees():
     np.testing.assert_array_equal(result.visit_counts, fresh.visit_counts)
 
 
-def test_leaves_are_checked():
+def test_leaves_and_virtual_are_checked():
     board = Board(3)
     with pytest.raises(ValueError, match="leaves must be >= 0"):
         SearchSettings(leaves=-1)
     with pytest.raises(ValueError, match="leaves must be >= 0"):
         SearchSettings(leaves=2.5)
+    with pytest.raises(ValueError, match=r"virtual must be one of \('visits', 'loss'\)"):
+        SearchSettings(virtual="lost")
     with pytest.raises(ValueError, match="compiled=False"):
         MCTS(
             HashEvaluator(board),

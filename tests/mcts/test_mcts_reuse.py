@@ -72,13 +72,16 @@ def test_advance_keeps_the_chosen_childs_statistics():
     np.testing.assert_array_equal(again.visit_counts.sum(axis=1), before["node_visits"] - 1 + 30)
 
 
-@pytest.mark.parametrize(("leaves", "compiled"), [(1, False), (1, True), (4, True)])
-def test_reuse_over_a_game_equals_the_reference(leaves, compiled):
+@pytest.mark.parametrize(
+    ("leaves", "compiled", "virtual"),
+    [(1, False, "visits"), (1, True, "visits"), (4, True, "visits"), (4, True, "loss")],
+)
+def test_reuse_over_a_game_equals_the_reference(leaves, compiled, virtual):
     board = Board(3)
     batch = random_positions(board, [0, 1, 4], seed=2)
     evaluator = HashEvaluator(board, seed=4)
     # A small first capacity makes the trees grow on the way.
-    settings = SearchSettings(num_simulations=25, leaves=leaves)
+    settings = SearchSettings(num_simulations=25, leaves=leaves, virtual=virtual)
     search = MCTS(evaluator, board, num_games=3, settings=settings, capacity=8, compiled=compiled)
     references = [ReferenceSearch(evaluator, settings=settings) for _ in range(3)]
     states = [batch.to_state(game) for game in range(3)]

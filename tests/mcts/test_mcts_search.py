@@ -1,7 +1,8 @@
 """The batched search: known answers, exact terminal values, masking, batching, no mutation.
 
-The closed-form checks run the sequential search (``leaves=1``); the reference comparisons run
-both it and the leaf-parallel one, compiled and (one leaf a game) in numpy.
+The closed-form checks run the sequential search (``leaves=1``) and, on the bandit, the
+leaf-parallel one under both virtual rules; the reference comparisons run both, compiled and
+(one leaf a game) in numpy, the leaf-parallel one with virtual visits and with virtual losses.
 """
 
 from __future__ import annotations
@@ -20,32 +21,56 @@ from mcts_helpers import (
 
 from trapy_rl.game import BatchGame, Board, GameState
 from trapy_rl.mcts import MCTS, ReferenceSearch, SearchSettings
+from trapy_rl.mcts.settings import VIRTUALS
 
 # Side 4, blue's row a1..f1 touches bottom-left, bottom-right and left; yellow holds f2, so g1
 # (the right region) is blue's only winning cell.
 ROW_THREAT = ["a1", "f2", "b1", "b2", "c1", "c2", "d1", "b3", "e1", "c3", "f1"]
 
 
-def bandit_counts(w, priors, num_simulations, *, c_puct=1.25):
+def bandit_counts(w, priors, num_simulations, *, c_puct=1.25, leaves=1, virtual="visits"):
     """PUCT at a root whose children are worth exactly ``w`` (the formula, step by step).
 
     The root's own evaluation is its first visit, worth 0; unvisited children are valued at
     the root's mean value (first-play urgency); float32 as in the search; ties to the lowest.
+    With ``leaves`` L > 1 each step descends up to L times before backing up: an edge with v
+    pending descents scores with n + v visits, of its present value (``visits``; an unvisited
+    one keeps the urgency) or lost, -1 each (``loss``: ``(W - v) / (n + v)``), the root's
+    ``sqrt(N)`` counts them too, and a descent that picks an unvisited edge already claimed
+    in the step ends the step. (Below the root the uniform prior always leaves an unclaimed
+    sibling better than a claimed one, so the step ends only at the root.)
     """
     f32 = np.float32
     counts = np.zeros(len(w), dtype=np.int64)
-    value_sum, visits = 0.0, 1
-    for _ in range(num_simulations):
-        fpu = f32(value_sum / visits)
-        scale = f32(c_puct * np.sqrt(visits))
-        scores = [
-            f32(p) * scale / f32(n + 1) + (f32(q) if n else fpu) if p > 0 else -np.inf
-            for p, n, q in zip(priors, counts, w)
-        ]
-        best = int(np.argmax(scores))
-        counts[best] += 1
-        value_sum += float(f32(w[best]))
-        visits += 1
+    sums = np.zeros(len(w))  # the edges' value sums, float64 as in the tree
+    value_sum, visits, done = 0.0, 1, 0
+    while done < num_simulations:
+        pending = np.zeros(len(w), dtype=np.int64)
+        step = []
+        for _ in range(min(leaves, num_simulations - done)):
+            fpu = f32(value_sum / visits)
+            scale = f32(c_puct * np.sqrt(visits + len(step)))
+            scores = []
+            for p, n, v, total in zip(priors, counts, pending, sums):
+                q = f32(total / n) if n else fpu
+                if p <= 0:
+                    scores.append(-np.inf)
+                elif v and virtual == "loss":
+                    loaded = f32(n + v)
+                    scores.append(f32(p) * scale / (loaded + f32(1)) + f32((total - v) / loaded))
+                else:
+                    scores.append(f32(p) * scale / f32(n + v + 1) + q)
+            best = int(np.argmax(scores))
+            if counts[best] == 0 and pending[best]:
+                break  # a collision at a leaf claimed in this step
+            pending[best] += 1
+            step.append(best)
+        for best in step:  # back up in the order of the descents
+            counts[best] += 1
+            sums[best] += float(f32(w[best]))
+            value_sum += float(f32(w[best]))
+            visits += 1
+        done += len(step)
     return counts
 
 
@@ -67,19 +92,38 @@ def test_bandit_tiny_case_by_hand():
     np.testing.assert_allclose(result.priors[0], [0.2] * 5 + [0.0])
 
 
+@pytest.mark.parametrize(
+    ("leaves", "virtual"), [(1, "visits"), (4, "visits"), (16, "visits"), (4, "loss"), (16, "loss")]
+)
 @pytest.mark.parametrize("uniform_prior", [True, False])
-def test_bandit_matches_the_puct_formula(uniform_prior):
+def test_bandit_matches_the_puct_formula(uniform_prior, leaves, virtual):
     board = Board(10)
     rng = np.random.default_rng(3)
     w = rng.uniform(-0.9, 0.9, board.num_actions).astype(np.float32)
     root_logits = None if uniform_prior else rng.normal(size=board.num_actions).astype(np.float32)
     evaluator = BanditEvaluator(0, w, root_logits)
-    settings = SearchSettings(num_simulations=120, leaves=1)
+    settings = SearchSettings(num_simulations=120, leaves=leaves, virtual=virtual)
     search = MCTS(evaluator, board, num_games=1, settings=settings)
     result = search.search(BatchGame(1, board))
     priors = result.priors[0]
-    expected = bandit_counts(w, priors, 120)
+    expected = bandit_counts(w, priors, 120, leaves=leaves, virtual=virtual)
     np.testing.assert_array_equal(result.visit_counts[0], expected)
+
+
+def test_both_virtual_rules_find_the_sequential_searchs_best_arm():
+    """Three good arms among bad ones: 16 leaves a call under either rule put most visits on
+    the best arm, as the sequential search does; the rules build different trees."""
+    board = Board(4)
+    w = np.full(board.num_actions, -0.5, dtype=np.float32)
+    w[[2, 7, 9]] = [0.2, 0.8, 0.4]
+    found = {}
+    for leaves, virtual in ((1, "visits"), (16, "visits"), (16, "loss")):
+        settings = SearchSettings(num_simulations=400, leaves=leaves, virtual=virtual)
+        search = MCTS(BanditEvaluator(0, w), board, num_games=1, settings=settings)
+        counts = search.search(BatchGame(1, board)).visit_counts[0]
+        assert counts.argmax() == 7 and counts[7] > 0.5 * counts.sum(), (leaves, virtual)
+        found[leaves, virtual] = counts
+    assert not np.array_equal(found[16, "visits"], found[16, "loss"])
 
 
 def test_bandit_visits_concentrate_on_the_best_child():
@@ -148,15 +192,25 @@ def test_forced_defence_is_found():
     assert others.size and (result.q_values[0, others] < -0.5).all()
 
 
-@pytest.mark.parametrize(("leaves", "compiled"), [(1, False), (1, True), (4, True), (16, True)])
+@pytest.mark.parametrize(
+    ("leaves", "compiled", "virtual"),
+    [
+        (1, False, "visits"),
+        (1, True, "visits"),
+        (4, True, "visits"),
+        (16, True, "visits"),
+        (4, True, "loss"),
+        (16, True, "loss"),
+    ],
+)
 @pytest.mark.parametrize("side", [3, 4, 10])
-def test_batched_search_equals_single_reference_searches(side, leaves, compiled):
+def test_batched_search_equals_single_reference_searches(side, leaves, compiled, virtual):
     board = Board(side)
     plies = [0, 1, 2, 5, 9] if side == 10 else [0, 1, 3, 6, 8]
     batch = random_positions(board, plies, seed=side)
     evaluator = HashEvaluator(board, seed=side)
     sims = 60
-    settings = SearchSettings(num_simulations=sims, leaves=leaves)
+    settings = SearchSettings(num_simulations=sims, leaves=leaves, virtual=virtual)
     result = MCTS(
         evaluator, board, num_games=len(plies), settings=settings, compiled=compiled
     ).search(batch)
@@ -178,9 +232,10 @@ def test_batched_search_equals_single_reference_searches(side, leaves, compiled)
     c_puct=st.sampled_from([0.5, 1.25, 3.0]),
     fpu_reduction=st.sampled_from([0.0, 0.25]),
     leaves=st.sampled_from([1, 2, 5, 16]),
+    virtual=st.sampled_from(VIRTUALS),
 )
 def test_property_batched_equals_reference(
-    side, seed, num_simulations, num_games, c_puct, fpu_reduction, leaves
+    side, seed, num_simulations, num_games, c_puct, fpu_reduction, leaves, virtual
 ):
     board = Board(side)
     rng = np.random.default_rng(seed)
@@ -188,7 +243,11 @@ def test_property_batched_equals_reference(
     batch = random_positions(board, plies, seed=seed)
     evaluator = HashEvaluator(board, seed=seed % 7)
     settings = SearchSettings(
-        num_simulations=num_simulations, c_puct=c_puct, fpu_reduction=fpu_reduction, leaves=leaves
+        num_simulations=num_simulations,
+        c_puct=c_puct,
+        fpu_reduction=fpu_reduction,
+        leaves=leaves,
+        virtual=virtual,
     )
     search = MCTS(evaluator, board, num_games=num_games, settings=settings)
     result = search.search(batch)
@@ -201,8 +260,8 @@ def test_property_batched_equals_reference(
         assert result.root_values[game] == pytest.approx(reference.root_value(), abs=1e-6)
 
 
-@pytest.mark.parametrize("leaves", [1, 8])
-def test_terminal_leaves_are_exact_and_not_evaluated(leaves):
+@pytest.mark.parametrize(("leaves", "virtual"), [(1, "visits"), (8, "visits"), (8, "loss")])
+def test_terminal_leaves_are_exact_and_not_evaluated(leaves, virtual):
     board = Board(3)
     batch = random_positions(board, [6, 7, 8], seed=5)
     evaluator = HashEvaluator(board)
@@ -213,7 +272,7 @@ def test_terminal_leaves_are_exact_and_not_evaluated(leaves):
         return evaluator(batch_, games)
 
     sims = 150
-    settings = SearchSettings(num_simulations=sims, leaves=leaves)
+    settings = SearchSettings(num_simulations=sims, leaves=leaves, virtual=virtual)
     search = MCTS(checking, board, num_games=3, settings=settings)
     result = search.search(batch)
     assert not any(seen_over)

@@ -8,6 +8,8 @@ Specs (see `trapy_rl.agents.base` for the grammar)::
     mcts:PATH:400                     PUCT search, 400 simulations a move, the most visited move
     mcts:PATH:400,c_puct=2,device=cpu
     mcts:PATH:800,leaves=16           16 leaves a net call (a search of one game does so anyway)
+    mcts:PATH:800,virtual=loss        the pending leaves of a call count as lost visits (the
+                                      default, visits, suits the net's values; uct's is loss)
     onnx:model.onnx:400               the same search with a `trapy-export` model under ONNX
                                       Runtime (no torch import; options as mcts but device/bf16)
 
@@ -276,11 +278,12 @@ def _net_options(spec: AgentSpec, options: dict) -> dict:
 _NET_DEFAULTS = {"device": "auto", "bf16": "false", "onnxruntime": "auto"}
 NET_USAGE = "net:PATH[,temperature=T][,device=D][,bf16=B][,onnxruntime=O]"
 MCTS_USAGE = (
-    "mcts:PATH:SIMULATIONS[,c_puct=C][,search=S][,leaves=L][,noise=N][,temperature_moves=K]"
-    "[,device=D][,bf16=B][,onnxruntime=O]"
+    "mcts:PATH:SIMULATIONS[,c_puct=C][,search=S][,leaves=L][,virtual=V][,noise=N]"
+    "[,temperature_moves=K][,device=D][,bf16=B][,onnxruntime=O]"
 )
 ONNX_USAGE = (
-    "onnx:MODEL.onnx:SIMULATIONS[,c_puct=C][,search=S][,leaves=L][,noise=N][,temperature_moves=K]"
+    "onnx:MODEL.onnx:SIMULATIONS[,c_puct=C][,search=S][,leaves=L][,virtual=V][,noise=N]"
+    "[,temperature_moves=K]"
 )
 
 

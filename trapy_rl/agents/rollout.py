@@ -100,7 +100,10 @@ class RolloutEvaluator:
 
 
 # ``uct`` without a number: rollouts are cheap, so the default budget is larger than a net's.
-UCT_SETTINGS = SearchSettings(num_simulations=1000)
+# A game searched alone sends several leaves a call; their pending descents count as virtual
+# losses, which spread them wider than virtual visits: one playout's noisy value moves a Q far
+# (`trapy_rl.mcts.kernels` has the matches that chose it).
+UCT_SETTINGS = SearchSettings(num_simulations=1000, virtual="loss")
 
 
 class RolloutMCTSAgent(SearchAgent):
@@ -139,14 +142,15 @@ class RolloutMCTSAgent(SearchAgent):
 
 
 USAGE = (
-    "uct[:SIMULATIONS][,num_rollouts=R][,c_puct=C][,fpu_reduction=F][,leaves=L][,noise=N]"
-    "[,temperature_moves=K]"
+    "uct[:SIMULATIONS][,num_rollouts=R][,c_puct=C][,fpu_reduction=F][,leaves=L][,virtual=V]"
+    "[,noise=N][,temperature_moves=K]"
 )
 
 
 def from_spec(spec: AgentSpec, *, board: Board, seed: int | None) -> RolloutMCTSAgent:
     usage = (
-        "'uct' or 'uct:SIMULATIONS' (options: num_rollouts=R, c_puct=C, fpu_reduction=F, leaves=L)"
+        "'uct' or 'uct:SIMULATIONS' (options: num_rollouts=R, c_puct=C, fpu_reduction=F, "
+        "leaves=L, virtual=loss|visits)"
     )
     spec.check_args(0, 1, usage)
     num_simulations = UCT_SETTINGS.num_simulations
@@ -157,8 +161,8 @@ def from_spec(spec: AgentSpec, *, board: Board, seed: int | None) -> RolloutMCTS
             raise ValueError(
                 f"agent spec {spec.text!r}: simulations {spec.args[0]!r} is not an integer"
             ) from None
-    options = spec.typed_options({"num_rollouts": 1, **spec_search_defaults()})
-    settings = spec_search_settings(spec, options, num_simulations)
+    options = spec.typed_options({"num_rollouts": 1, **spec_search_defaults(UCT_SETTINGS)})
+    settings = spec_search_settings(spec, options, num_simulations, defaults=UCT_SETTINGS)
     try:
         return RolloutMCTSAgent(
             settings,

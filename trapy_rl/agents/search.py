@@ -39,11 +39,16 @@ SPEC_SEARCH_OPTIONS = (
     "c_visit",
     "c_scale",
     "leaves",
+    "virtual",
 )
 
 
 def spec_search_settings(
-    spec: AgentSpec, options: dict[str, Any], num_simulations: int
+    spec: AgentSpec,
+    options: dict[str, Any],
+    num_simulations: int,
+    *,
+    defaults: SearchSettings | None = None,
 ) -> SearchSettings:
     """The `SearchSettings` of an agent spec.
 
@@ -52,21 +57,24 @@ def spec_search_settings(
         options: its options, typed (`AgentSpec.typed_options`); those named in
             `SPEC_SEARCH_OPTIONS` are taken, the rest ignored.
         num_simulations: its simulations a move.
+        defaults: the agent kind's settings where the spec says nothing (default
+            ``SearchSettings()``; ``uct`` counts pending descents as losses).
 
     Raises:
         ValueError: naming the spec, for a setting out of range.
     """
     chosen = {name: options[name] for name in SPEC_SEARCH_OPTIONS if name in options}
     try:
-        return SearchSettings(num_simulations=num_simulations, **chosen)
+        return (defaults or SearchSettings()).replace(num_simulations=num_simulations, **chosen)
     except ValueError as error:
         raise ValueError(f"agent spec {spec.text!r}: {error}") from None
 
 
-def spec_search_defaults() -> dict[str, Any]:
-    """The defaults of the `SPEC_SEARCH_OPTIONS` and of ``noise`` and ``temperature_moves``
-    (`SearchAgent`), for `AgentSpec.typed_options`."""
-    defaults = SearchSettings()
+def spec_search_defaults(defaults: SearchSettings | None = None) -> dict[str, Any]:
+    """The defaults of the `SPEC_SEARCH_OPTIONS` (those of ``defaults``, by default
+    ``SearchSettings()``) and of ``noise`` and ``temperature_moves`` (`SearchAgent`), for
+    `AgentSpec.typed_options`."""
+    defaults = defaults or SearchSettings()
     return {
         **{name: getattr(defaults, name) for name in SPEC_SEARCH_OPTIONS},
         "noise": False,

@@ -7,9 +7,10 @@ visit, terminal positions score -1 for the player to move) without sharing their
 for `softmax_priors`, so that both searches start from bit-identical priors.
 
 With ``leaves`` L > 1 (`SearchSettings.leaves_per_game` of one game) each step makes up to L
-descents before it evaluates their new leaves, each pending descent counting as a visit of
-unchanged value on the edges and nodes of its path (virtual visits), a descent that reaches a
-leaf claimed in the step ending the step's descents; then the leaves are expanded and backed up
+descents before it evaluates their new leaves, each pending descent counting on the edges
+and nodes of its path as a visit of unchanged value (``virtual="visits"``) or as a lost one
+(``virtual="loss"``), a descent that reaches a leaf claimed in the step ending the step's
+descents; then the leaves are expanded and backed up
 in the order of the descents. That is the rule of `trapy_rl.mcts.kernels`, written out here.
 """
 
@@ -89,9 +90,13 @@ class ReferenceSearch:
             if pending == 0:
                 q = f32(node.child_value_sums[action] / n) if n > 0 else fpu
                 score = f32(node.priors[action]) * scale / f32(n + 1) + q
-            else:  # n + pending visits, of the edge's present value
+            else:  # n + pending visits, of the edge's present value or lost (-1 each)
                 loaded = f32(n + pending)
-                q = f32(node.child_value_sums[action] / n) if n > 0 else fpu
+                if self.settings.virtual == "loss":
+                    sums = node.child_value_sums[action] if n > 0 else 0.0
+                    q = f32((sums - pending) / float(loaded))
+                else:
+                    q = f32(node.child_value_sums[action] / n) if n > 0 else fpu
                 score = f32(node.priors[action]) * scale / (loaded + f32(1)) + q
             if score > best_score:
                 best_action, best_score = action, score
@@ -120,7 +125,7 @@ class ReferenceSearch:
         leaves = self.settings.leaves_per_game(1)
         done = 0
         while done < num_simulations:
-            # Descend up to `leaves` times; the pending descents are virtual visits.
+            # Descend up to `leaves` times; the pending descents count as `virtual` says.
             virtual: dict[tuple[int, ...], int] = {}  # path -> pending descents through it
             claimed: set[tuple[int, ...]] = set()  # new leaves of this step
             root_pending: dict[int, int] = {}  # gumbel: root action -> pending descents

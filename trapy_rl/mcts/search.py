@@ -21,8 +21,9 @@ First-play urgency and the PUCT formula are described in `trapy_rl.mcts.policies
 
 Two implementations of the step share the tree. By default (``compiled=True``) the compiled
 kernels of `trapy_rl.mcts.kernels` walk the trees and each game sends
-``settings.leaves_per_game(B)`` leaves to one evaluator call (leaf parallelism with virtual
-loss: by default 16 for a search of one game, 1 for more); the paths are replayed by
+``settings.leaves_per_game(B)`` leaves to one evaluator call (leaf parallelism, the pending
+descents counted as ``settings.virtual`` says: by default 16 for a search of one game, 1 for
+more); the paths are replayed by
 `trapy_rl.game.kernels.play_paths`. With ``compiled=False`` the numpy step above runs, one leaf
 per game: the plain reference the kernels are tested against (with one leaf per game both
 build the same trees, bit for bit), as `trapy_rl.mcts.reference` is for the whole search.
@@ -409,6 +410,7 @@ class MCTS:
             counts,
             c_puct=settings.c_puct,
             fpu_reduction=settings.fpu_reduction,
+            virtual=settings.virtual,
             root_actions=root_actions,
         )
         m = descents.count

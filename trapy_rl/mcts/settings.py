@@ -16,6 +16,8 @@ ValueError: num_simulations must be >= 1 (an integer), got 0
 (16, 1)
 >>> settings.replace(leaves=4).leaves_per_game(256)
 4
+>>> settings.virtual, SearchSettings(virtual="loss").virtual
+('visits', 'loss')
 """
 
 from __future__ import annotations
@@ -27,9 +29,11 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["AUTO_LEAVES", "SEARCHES", "SearchSettings"]
+__all__ = ["AUTO_LEAVES", "SEARCHES", "VIRTUALS", "SearchSettings"]
 
 SEARCHES = ("puct", "gumbel")
+# How a pending descent of the leaf-parallel search counts on its path (`SearchSettings.virtual`).
+VIRTUALS = ("visits", "loss")
 # ``leaves=0`` (auto): the leaves a search of one game sends to each evaluator call.
 AUTO_LEAVES = 16
 
@@ -52,15 +56,20 @@ class SearchSettings:
         max_considered: gumbel: root actions sampled (k).
         c_visit, c_scale: gumbel: ``sigma(q) = (c_visit + max visits) * c_scale * q``.
         leaves: the leaves each game's tree descends to before one evaluator call scores
-            them all (leaf parallelism: each pending descent counts as a visit of unchanged
-            value on its path, a virtual visit, so the next ones spread out where the search
-            is unsure; `trapy_rl.mcts.kernels`). 1 is
-            the sequential search. 0 (the default, `leaves_per_game`) is 16 for a search of
+            them all (leaf parallelism: each pending descent counts on its path as
+            ``virtual`` says, so the next ones spread out; `trapy_rl.mcts.kernels`). 1 is the
+            sequential search. 0 (the default, `leaves_per_game`) is 16 for a search of
             one game (GTP, the web board, the analysis of a position), where one leaf per
             net call would leave the net's fixed cost per call to every simulation, and 1 for
             a search of B >= 2 games (self-play, matches), whose games share each call
             already. So under 0 a game's tree depends on whether it is searched alone; give
             a number for trees that do not.
+        virtual: how the pending descents of one step count on their paths when more than
+            one leaf a game is sent (`trapy_rl.mcts.kernels`): ``visits`` (the default;
+            WU-UCT: a visit of the edge's present value, so the descents spread only where
+            the search is unsure, which suits a net's steady values) or ``loss`` (a lost
+            visit, -1 to the player choosing the edge: they spread wider, which suits noisy
+            rollout values; the ``uct`` agents default to it). Unused with one leaf a game.
     """
 
     num_simulations: int = 200
@@ -73,6 +82,7 @@ class SearchSettings:
     c_visit: float = 50.0
     c_scale: float = 0.1
     leaves: int = 0
+    virtual: str = "visits"
 
     def __post_init__(self) -> None:
         n = self.num_simulations
@@ -80,6 +90,8 @@ class SearchSettings:
             raise ValueError(f"num_simulations must be >= 1 (an integer), got {n!r}")
         if self.search not in SEARCHES:
             raise ValueError(f"search must be one of {SEARCHES}, got {self.search!r}")
+        if self.virtual not in VIRTUALS:
+            raise ValueError(f"virtual must be one of {VIRTUALS}, got {self.virtual!r}")
         k = self.max_considered
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
             raise ValueError(f"max_considered must be >= 1 (an integer), got {k!r}")
