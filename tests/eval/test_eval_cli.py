@@ -217,7 +217,7 @@ def test_benchmark_rates_checkpoints_against_a_fixed_pool(tmp_path) -> None:
     for iteration in (1, 2):
         write_tiny_run_checkpoint(run, iteration, side=3)
     common = [f"run={run}", "mode=benchmark", f"pool={pool_file}", "games=4"]
-    common += ["num_simulations=2", "device=cpu", "progress=false"]
+    common += ["num_simulations=2", "device=cpu", "progress=false", "every_member=true"]
     result = evaluate(config(*common, "head_to_head=true", f"out={tmp_path / 'out'}"))
     ratings = dict(zip(result.ratings.names, result.ratings.ratings))
     assert {m.spec: m.elo for m in pool.members} == {s: ratings[s] for s in pool.ratings}
@@ -234,3 +234,33 @@ def test_benchmark_rates_checkpoints_against_a_fixed_pool(tmp_path) -> None:
     cheap = evaluate(config(*common, *newest))
     assert {m.agent_b for m in cheap.matches} == {"random"} and cheap.played == 0  # cached
     assert {m.agent_a for m in cheap.matches} == {checkpoints[-1]}  # -1: the newest only
+
+
+def test_a_benchmark_plays_the_members_near_the_agent_first(tmp_path) -> None:
+    """A weak agent on a five-member ladder starts at the middle member and then plays the
+    members nearest its falling estimate: never the two far above it."""
+    elos = {"random": 0.0, "uct:2": 100.0, "uct:8": 300.0, "uct:40": 600.0, "uct:200": 900.0}
+    members = [{"spec": s, "elo": e, "low": e, "high": e} for s, e in elos.items()]
+    pool_file = tmp_path / "ladder.json"
+    pool_file.write_text(json.dumps({"side": 3, "members": members, "games": 8, "seed": 0}))
+    steps = ["adaptive.games_per_step=4", "adaptive.max_games=12", "adaptive.target=1"]
+    result = evaluate(
+        config(
+            "agents=[uct:1]",
+            "mode=benchmark",
+            f"pool={pool_file}",
+            *steps,
+            "side=3",
+            "progress=false",
+            f"out={tmp_path / 'out'}",
+        )
+    )
+    played = {m.agent_b: m.games for m in result.matches}
+    assert sum(played.values()) == 12 and "uct:8" in played  # three steps, the middle first
+    assert set(played) <= {"random", "uct:2", "uct:8"}  # near its estimate, below the middle
+    assert {m.agent_a for m in result.matches} == {"uct:1"}
+    ratings = dict(zip(result.ratings.names, result.ratings.ratings))
+    assert {s: ratings[s] for s in elos} == pytest.approx(elos) and ratings["uct:1"] < 300.0
+    summary = (tmp_path / "out" / "summary.txt").read_text()
+    assert "uct:1: " in summary and "steps: uct:8 (4), " in summary
+    assert "game budget spent" in summary and "12 distinct" in summary

@@ -82,12 +82,11 @@ def _ladder(elos: list[float]) -> Pool:
 def test_an_adaptive_rating_climbs_to_the_members_near_the_agent() -> None:
     """uct:200 beats random and weak searches on side 3 nearly always: the steps climb from
     the middle member to the top one, where its games say the most."""
-    from trapy_rl.eval.pool import rate_adaptively
+    from trapy_rl.eval.pool import AdaptiveSettings, rate_adaptively
 
     ladder = _ladder([0.0, 150.0, 400.0, 700.0])
-    rating = rate_adaptively(
-        "uct:200", ladder, board=BOARD, target=1.0, games_per_step=8, max_games=24
-    )
+    settings = AdaptiveSettings(target=1.0, games_per_step=8, max_games=24)
+    rating = rate_adaptively("uct:200", ladder, board=BOARD, settings=settings)
     assert not rating.converged and rating.games == 24  # a target of 1 Elo is never reached
     assert rating.steps[0][0] == "uct:8"  # the middle member first
     assert rating.steps[-1][0] == "uct:40"  # then up the ladder
@@ -97,15 +96,21 @@ def test_an_adaptive_rating_climbs_to_the_members_near_the_agent() -> None:
 
 
 def test_an_adaptive_rating_stops_at_its_target_and_refuses_bad_input() -> None:
-    from trapy_rl.eval.pool import rate_adaptively
+    from trapy_rl.eval.pool import AdaptiveSettings, rate_adaptively
 
     ladder = _ladder([0.0, 150.0, 400.0, 700.0])
-    rating = rate_adaptively("uct:4", ladder, board=BOARD, target=1000.0, games_per_step=4)
+    settings = AdaptiveSettings(target=1000.0, games_per_step=4)
+    rating = rate_adaptively("uct:4", ladder, board=BOARD, settings=settings)
     assert rating.converged and rating.games == 4 and rating.half_width <= 1000.0
+    assert rating.fresh == {"uct:8"}  # played now, not read from a cache
     with pytest.raises(ValueError, match="pool member"):
         rate_adaptively("uct:8", ladder, board=BOARD)
     with pytest.raises(ValueError, match="even"):
-        rate_adaptively("uct:4", ladder, board=BOARD, games_per_step=3)
+        AdaptiveSettings(games_per_step=3)
+    with pytest.raises(ValueError, match="target"):
+        AdaptiveSettings(target=0.0)
+    with pytest.raises(ValueError, match="max_games"):
+        AdaptiveSettings(games_per_step=20, max_games=10)
     with pytest.raises(ValueError, match="side 3"):
         rate_adaptively("uct:4", ladder, board=Board(4))
 
@@ -121,3 +126,18 @@ def test_a_ladder_calibration_plays_each_member_against_the_next_two() -> None:
         ("uct:8", "uct:40"),
     }
     assert ladder.ratings["random"] == 0.0 and set(ladder.ratings) == set(members)
+
+
+def test_an_extended_pool_keeps_the_held_ratings(pool) -> None:
+    """The new member plays the top held one only; the held members keep rating and interval."""
+    extended, result = calibrate_pool(
+        ["uct:40", "uct:200"], board=BOARD, num_games=8, seed=0, mode="ladder", held=pool
+    )
+    assert {(m.agent_a, m.agent_b) for m in result.matches} == {("uct:40", "uct:200")}
+    assert [m.spec for m in extended.members][: len(pool.members)] == MEMBERS
+    assert set(pool.members) <= set(extended.members)  # every held member as it was
+    (new,) = [m for m in extended.members if m.spec == "uct:200"]
+    assert new.low < new.elo < new.high  # fitted on the held scale, with its interval
+    assert extended.note.startswith(pool.note)
+    with pytest.raises(ValueError, match="none of"):
+        calibrate_pool(["uct:3", "uct:5"], board=BOARD, num_games=2, held=pool)

@@ -7,14 +7,18 @@
     trapy-eval run=outputs/RUN mode=baselines "baselines=[random,uct:1000]" checkpoints=[30,60]
                                       # chosen checkpoints vs random and uct:1000 only
     trapy-eval run=outputs/RUN mode=benchmark checkpoints=[60,120]
-                                      # rated against the side's fixed pool: one Elo scale
+                                      # rated on the side's fixed pool: one Elo scale, each
+                                      # step against the member nearest the estimate
+    trapy-eval agents=[mcts:A:200] mode=benchmark adaptive.target=50   # a narrower interval
     trapy-eval agents=[mcts:A:200,mcts:B:200] mode=benchmark head_to_head=true
                                       # and against each other: cycles, pool vs head-to-head
 
 Modes: ``round_robin`` (every pair; the cycles of clear wins are reported), ``gauntlet``,
 ``baselines`` (each checkpoint against each baseline) and ``benchmark`` (each agent against
-the members of the rating pool, `trapy_rl.eval.pool`, with their ratings held: Elo on one
-fixed scale, random at 0, comparable across runs and days).
+members of the rating pool, `trapy_rl.eval.pool`, with their ratings held: Elo on one fixed
+scale, random at 0, comparable across runs and days). A benchmark plays, step by step, the
+member nearest the agent's estimate until its interval is within ``adaptive.target``
+(`rate_adaptively`); ``every_member=true`` plays each member ``games`` games instead.
 
 The table is printed, and ``ratings.txt``, ``ratings.csv``, ``ratings.json`` (with every match)
 and, for a run, ``elo_curve.png`` (plus, where checkpoints played the baselines or the pool,
@@ -32,7 +36,7 @@ from __future__ import annotations
 
 import math
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import hydra
@@ -42,7 +46,13 @@ from trapy_rl.agents.network import checkpoint_spec
 from trapy_rl.config import CONFIG_DIR, check_command_line, register_schema, settings_of
 from trapy_rl.errors import reported
 from trapy_rl.eval.cycles import find_cycles, head_to_head_spread
-from trapy_rl.eval.pool import load_pool, rate_against_pool
+from trapy_rl.eval.pool import (
+    AdaptiveRating,
+    AdaptiveSettings,
+    load_pool,
+    rate_against_pool,
+    rate_each_adaptively,
+)
 from trapy_rl.eval.report import write_tournament
 from trapy_rl.eval.starts import load_starts
 from trapy_rl.eval.tournament import (
@@ -70,7 +80,8 @@ class EvalCommandConfig:
     Attributes:
         agents: agent specs (``random``, ``uct:1000``, ``net:PATH``, ``mcts:PATH:400``, ...);
             with ``run`` they join the run's checkpoints.
-        games: games per match (colours alternate).
+        games: games per match (colours alternate); not used by an adaptive benchmark, whose
+            steps are ``adaptive.games_per_step`` games each.
         starts: each pair of games (colours exchanged) starts from a position of the side's
             start set (`trapy_rl.eval.starts`): two nets that search without noise otherwise
             replay the same two games.
@@ -92,6 +103,11 @@ class EvalCommandConfig:
             the Elo anchor. Not used by mode benchmark, whose opponents are the pool's.
         pool: mode benchmark: ``default`` (the pool that ships for the side) or a pool file.
         pool_members: mode benchmark: the members to play (empty: all), a cheaper subset.
+        adaptive: mode benchmark: each agent plays, a step at a time, the member nearest its
+            estimate until its 95% interval is within ``adaptive.target`` Elo or
+            ``adaptive.max_games`` are spent (`trapy_rl.eval.pool.AdaptiveSettings`).
+        every_member: mode benchmark: play every member (of ``pool_members``) ``games``
+            games instead of the adaptive steps.
         head_to_head: mode benchmark: also play the rated agents against each other, and
             report the cycles and each agent's head-to-head rating beside its pool rating.
         prior_games: virtual games per pair in the Elo fit (keeps perfect scores finite).
@@ -117,6 +133,8 @@ class EvalCommandConfig:
     baselines: tuple[str, ...] = ("random", "uct:200")
     pool: str = "default"
     pool_members: tuple[str, ...] = ()
+    adaptive: AdaptiveSettings = field(default_factory=AdaptiveSettings)
+    every_member: bool = False
     head_to_head: bool = False
     prior_games: float = 1.0
     cache: str | None = None
@@ -159,6 +177,8 @@ class EvalCommandConfig:
             "head_to_head": self.head_to_head,
             "pool_members": self.pool_members,
             "pool": self.pool != "default",
+            "adaptive": self.adaptive != AdaptiveSettings(),
+            "every_member": self.every_member,
         }
         for key, given in benchmark_only.items():
             if given and self.mode != "benchmark":
@@ -201,15 +221,27 @@ def evaluate(cfg: DictConfig | EvalCommandConfig) -> TournamentResult:
         baselines = list(pool.ratings)
         notes.append(f"pool: {', '.join(f'{m.spec} ({m.elo:.0f})' for m in pool.members)}")
         print(f"{len(rated)} agents against a pool of {len(baselines)}, side {side}", flush=True)
-        result = rate_against_pool(
-            rated,
-            pool,
-            board=board,
-            num_games=int(cfg.games),
-            seed=int(cfg.seed),
-            cache_path=cache,
-            progress=bool(cfg.progress),
-        )
+        if cfg.every_member:
+            result = rate_against_pool(
+                rated,
+                pool,
+                board=board,
+                num_games=int(cfg.games),
+                seed=int(cfg.seed),
+                cache_path=cache,
+                progress=bool(cfg.progress),
+            )
+        else:
+            result, adaptive = rate_each_adaptively(
+                rated,
+                pool,
+                board=board,
+                settings=cfg.adaptive,
+                seed=int(cfg.seed),
+                cache_path=cache,
+                progress=bool(cfg.progress),
+            )
+            notes += [_steps_line(rating) for rating in adaptive]
         if cfg.head_to_head and len(rated) > 1:
             notes += _head_to_head(cfg, rated, result, board, starts, cache)
     else:
@@ -324,6 +356,16 @@ def _head_to_head(cfg, rated, pooled: TournamentResult, board, starts, cache) ->
             f"difference {h2h_elo - pool_elo:+.0f}"
         )
     return lines
+
+
+def _steps_line(rating: AdaptiveRating) -> str:
+    """One agent's adaptive steps: the members in the order played, and where it stopped."""
+    steps = ", ".join(f"{member} ({games})" for member, games in rating.steps)
+    end = "reached the target" if rating.converged else "game budget spent before the target"
+    return (
+        f"{rating.spec}: {rating.elo:.0f} +-{rating.half_width:.0f} Elo after {rating.games} "
+        f"games, {end}; steps: {steps}"
+    )
 
 
 def _cycles_line(result: TournamentResult) -> str:

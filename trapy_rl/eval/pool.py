@@ -12,12 +12,15 @@ the members, their ratings with the calibration's 95% intervals, and how they we
      "games": 40, "seed": 0, "note": "...how and when..."}
 
 `calibrate_pool` makes one: a round robin of the members from the start set, random anchored
-at 0 (``python -m trapy_rl.eval.pool --side 10 random uct:200 uct:1000 uct:5000``).
+at 0 (``python -m trapy_rl.eval.pool --side 10 random uct:200 uct:1000 uct:5000``), or a ladder
+(each member against the next two); with ``held`` it extends a pool, new members fitted with
+the old ones' ratings held (``--extend default uct:5000 mcts:pretrained:50 ...``).
 
 `rate_against_pool` plays every member; `rate_adaptively` spends its games where they say the
 most, against the member nearest the agent's current estimate, and stops once the agent's
-interval is narrow enough: a game against an equal carries about four times the information of
-one against a member the agent beats nine times in ten, so a rating on a long ladder stays cheap.
+interval is narrow enough (`AdaptiveSettings`): a game against an equal carries about four
+times the information of one against a member the agent beats nine times in ten, so a rating on
+a long ladder stays cheap. `rate_each_adaptively` rates several agents so, as one tournament.
 
 Shapes: M members.
 """
@@ -34,6 +37,7 @@ from pathlib import Path
 
 import numpy as np
 
+from trapy_rl.errors import reported
 from trapy_rl.eval.arena import MatchResult
 from trapy_rl.eval.cache import flip_result
 from trapy_rl.eval.elo import EloRatings, fit_elo
@@ -43,6 +47,7 @@ from trapy_rl.game.board import Board
 
 __all__ = [
     "AdaptiveRating",
+    "AdaptiveSettings",
     "Pool",
     "PoolMember",
     "calibrate_pool",
@@ -50,6 +55,7 @@ __all__ = [
     "pool_rating",
     "rate_adaptively",
     "rate_against_pool",
+    "rate_each_adaptively",
 ]
 
 _FILE = "pool_side{side}.json"
@@ -162,12 +168,28 @@ def calibrate_pool(
     num_games: int = 40,
     seed: int = 0,
     mode: str = "round_robin",
+    held: Pool | None = None,
     cache_path: str | Path | None = None,
     progress: bool = False,
     note: str = "",
 ) -> tuple[Pool, TournamentResult]:
     """Rate the members from the start set, the first (random) at 0: by a round robin, or
-    with ``mode="ladder"`` (members weakest first) each against the next two."""
+    with ``mode="ladder"`` (members weakest first) each against the next two.
+
+    With ``held``, the specs that are its members keep their ratings and intervals, the others
+    are fitted on its scale, and the pool returned holds all of ``held``'s members and the new
+    ones: a ladder extended above its top without playing its lower members again.
+
+    Raises:
+        ValueError: when ``held`` is of another side or none of its members is among specs.
+    """
+    fixed = None
+    if held is not None:
+        if held.side != board.side:
+            raise ValueError(f"the pool is of side {held.side}, the board of side {board.side}")
+        fixed = {spec: elo for spec, elo in held.ratings.items() if spec in specs}
+        if not fixed:
+            raise ValueError(f"none of {list(specs)} is a member of the pool to extend")
     result = play_tournament(
         list(specs),
         board=board,
@@ -177,19 +199,23 @@ def calibrate_pool(
         starts=load_starts(board),
         cache_path=cache_path,
         anchor=specs[0],
+        fixed=fixed,
         progress=progress,
     )
     ratings = result.ratings
-    members = tuple(
-        PoolMember(
-            spec=spec,
-            elo=round(float(ratings.ratings[i]), 1),
-            low=round(float(ratings.lower[i]), 1),
-            high=round(float(ratings.upper[i]), 1),
-        )
-        for i, spec in sorted(enumerate(ratings.names), key=lambda item: ratings.ratings[item[0]])
-    )
-    pool = Pool(side=board.side, members=members, games=num_games, seed=seed, note=note)
+    members = {member.spec: member for member in (held.members if held else ())}
+    for i, spec in enumerate(ratings.names):
+        if spec not in members:
+            members[spec] = PoolMember(
+                spec=spec,
+                elo=round(float(ratings.ratings[i]), 1),
+                low=round(float(ratings.lower[i]), 1),
+                high=round(float(ratings.upper[i]), 1),
+            )
+    ordered = tuple(sorted(members.values(), key=lambda member: member.elo))
+    if held is not None:
+        note = f"{held.note} Extended: {note}"
+    pool = Pool(side=board.side, members=ordered, games=num_games, seed=seed, note=note)
     return pool, result
 
 
@@ -258,6 +284,40 @@ def pool_rating(matches: Mapping[str, MatchResult], pool: Pool) -> EloRatings:
 
 
 @dataclasses.dataclass(frozen=True)
+class AdaptiveSettings:
+    """How `rate_adaptively` spends its games; ``trapy-eval mode=benchmark``'s ``adaptive``.
+
+    Attributes:
+        target: stop once the agent's 95% interval is at most +-target Elo.
+        games_per_step: games of each step, one match from the start set (even, >= 2).
+        max_games: stop after this many games in all (an agent beyond the pool's top or
+            bottom member never reaches the target).
+
+    >>> AdaptiveSettings()
+    AdaptiveSettings(target=100.0, games_per_step=20, max_games=400)
+    >>> AdaptiveSettings(games_per_step=3)
+    Traceback (most recent call last):
+    ...
+    ValueError: games_per_step must be even and >= 2, got 3
+    """
+
+    target: float = 100.0
+    games_per_step: int = 20
+    max_games: int = 400
+
+    def __post_init__(self) -> None:
+        if not (self.target > 0 and np.isfinite(self.target)):
+            raise ValueError(f"target must be a finite Elo > 0, got {self.target}")
+        if self.games_per_step < 2 or self.games_per_step % 2:
+            raise ValueError(f"games_per_step must be even and >= 2, got {self.games_per_step}")
+        if not self.games_per_step <= self.max_games <= 100_000:
+            raise ValueError(
+                f"max_games must be between games_per_step ({self.games_per_step}) and "
+                f"100,000, got {self.max_games}"
+            )
+
+
+@dataclasses.dataclass(frozen=True)
 class AdaptiveRating:
     """An agent rated by `rate_adaptively`.
 
@@ -268,6 +328,7 @@ class AdaptiveRating:
         steps: [(member spec, games)] in the order played.
         converged: the interval reached the target (else the game budget ran out first,
             as it does for an agent beyond the pool's top or bottom member).
+        fresh: the members against which a step was played now (not read from the cache).
     """
 
     spec: str
@@ -275,6 +336,7 @@ class AdaptiveRating:
     matches: dict[str, MatchResult]
     steps: tuple[tuple[str, int], ...]
     converged: bool
+    fresh: frozenset[str] = frozenset()
 
     @property
     def elo(self) -> float:
@@ -295,9 +357,7 @@ def rate_adaptively(
     pool: Pool,
     *,
     board: Board,
-    target: float = 100.0,
-    games_per_step: int = 20,
-    max_games: int = 400,
+    settings: AdaptiveSettings = AdaptiveSettings(),
     seed: int = 0,
     cache_path: str | Path | None = None,
     progress: bool = False,
@@ -306,43 +366,42 @@ def rate_adaptively(
 
     The first step plays the middle member; each later one plays the member whose rating is
     nearest the agent's estimate so far (ties: the one played least), so an agent that wins
-    every game climbs the ladder step by step. Every step is a match of ``games_per_step``
-    games from the start set, colours exchanged, with a seed of its own (other starts).
+    every game climbs the ladder step by step. Every step is a match of
+    ``settings.games_per_step`` games from the start set, colours exchanged, with a seed of its
+    own (other starts); it stops at ``settings.target`` or ``settings.max_games``.
 
     Args:
         spec: the agent (not a member).
         pool: the members and their fixed ratings.
         board: the pool's board.
-        target: stop once the agent's 95% interval is at most +-target Elo.
-        games_per_step: games of each step (even, >= 2).
-        max_games: stop after this many games in all.
+        settings: the target and the game budget.
         seed: the first step's seed; step k uses ``seed + k``.
         cache_path: the match cache (see `trapy_rl.eval.cache`).
         progress: a progress bar over each step's games.
 
     Raises:
-        ValueError: for a spec that is a member, an odd or too small step, or a board of
-            another side.
+        ValueError: for a spec that is a member, or a board of another side.
     """
     if board.side != pool.side:
         raise ValueError(f"the pool is of side {pool.side}, the board of side {board.side}")
     if spec in pool.ratings:
         raise ValueError(f"{spec!r} is a pool member; a member is not rated against the pool")
-    if games_per_step < 2 or games_per_step % 2:
-        raise ValueError(f"games_per_step must be even and >= 2, got {games_per_step}")
     matches: dict[str, MatchResult] = {}
     steps: list[tuple[str, int]] = []
+    fresh: set[str] = set()
     member = pool.members[len(pool.members) // 2]
     while True:
         result = rate_against_pool(
             [spec],
             pool.select([member.spec]),
             board=board,
-            num_games=games_per_step,
+            num_games=settings.games_per_step,
             seed=seed + len(steps),
             cache_path=cache_path,
             progress=progress,
         )
+        if result.played:
+            fresh.add(member.spec)
         (match,) = result.matches
         match = match if match.agent_a == spec else flip_result(match)
         earlier = matches.get(member.spec)
@@ -350,12 +409,64 @@ def rate_adaptively(
         steps.append((member.spec, match.games))
         ratings = pool_rating(matches, pool)
         half_width = float(ratings.upper[-1] - ratings.lower[-1]) / 2
-        converged = half_width <= target
-        if converged or sum(m.games for m in matches.values()) + games_per_step > max_games:
-            return AdaptiveRating(spec, ratings, matches, tuple(steps), converged)
+        converged = half_width <= settings.target
+        games = sum(m.games for m in matches.values())
+        if converged or games + settings.games_per_step > settings.max_games:
+            return AdaptiveRating(spec, ratings, matches, tuple(steps), converged, frozenset(fresh))
         estimate = float(ratings.ratings[-1])
-        played = {name: match.games for name, match in matches.items()}
-        member = min(pool.members, key=lambda m: (abs(m.elo - estimate), played.get(m.spec, 0)))
+        counts = {name: match.games for name, match in matches.items()}
+        member = min(pool.members, key=lambda m: (abs(m.elo - estimate), counts.get(m.spec, 0)))
+
+
+def rate_each_adaptively(
+    specs: Sequence[str],
+    pool: Pool,
+    *,
+    board: Board,
+    settings: AdaptiveSettings = AdaptiveSettings(),
+    seed: int = 0,
+    cache_path: str | Path | None = None,
+    progress: bool = False,
+) -> tuple[TournamentResult, tuple[AdaptiveRating, ...]]:
+    """`rate_adaptively` for each spec, and all of them as one tournament against the pool.
+
+    Returns:
+        The tournament (each agent's matches summed per member, agent a = the agent; the
+        ratings fitted with the pool held, members first, as `rate_against_pool` names them)
+        and each agent's `AdaptiveRating`, in the order of ``specs``.
+    """
+    rated = tuple(
+        rate_adaptively(
+            spec,
+            pool,
+            board=board,
+            settings=settings,
+            seed=seed,
+            cache_path=cache_path,
+            progress=progress,
+        )
+        for spec in specs
+    )
+    members = list(pool.ratings)
+    names = [*members, *specs]
+    index = {name: i for i, name in enumerate(names)}
+    wins = np.zeros((len(names), len(names)), dtype=np.int64)  # [M + agents, M + agents]
+    matches = []
+    for rating in rated:
+        for member, match in rating.matches.items():
+            wins[index[rating.spec], index[member]] += match.wins
+            wins[index[member], index[rating.spec]] += match.games - match.wins
+            matches.append(match)
+    result = TournamentResult(
+        specs=tuple(names),
+        matches=tuple(matches),
+        ratings=fit_elo(names, wins, fixed=pool.ratings),
+        played=sum(len(rating.fresh) for rating in rated),
+        num_games=settings.games_per_step,
+        side=board.side,
+        seed=int(seed),
+    )
+    return result, rated
 
 
 def _summed(a: MatchResult, b: MatchResult) -> MatchResult:
@@ -371,7 +482,10 @@ def _summed(a: MatchResult, b: MatchResult) -> MatchResult:
         "total_moves",
     )
     added = {name: getattr(a, name) + getattr(b, name) for name in counts}
-    return dataclasses.replace(a, **added, seed=None, starts=0, distinct_games=None)
+    # At most: steps of other seeds start mostly, not always, from other positions.
+    known = a.distinct_games is not None and b.distinct_games is not None
+    distinct = a.distinct_games + b.distinct_games if known else None
+    return dataclasses.replace(a, **added, seed=None, starts=0, distinct_games=distinct)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -384,12 +498,18 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--ladder", action="store_true", help="members weakest first, each against the next two"
     )
+    parser.add_argument(
+        "--extend",
+        default=None,
+        help="a pool ('default' or a file) whose members among the specs keep their ratings",
+    )
     parser.add_argument("--cache", type=Path, default=None)
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args(argv)
     board = Board(args.side)
+    held = None if args.extend is None else load_pool(args.extend, side=args.side)
     options = f"--side {args.side} --games {args.games} --seed {args.seed}"
-    options += " --ladder" * args.ladder
+    options += " --ladder" * args.ladder + (f" --extend {args.extend}" if held else "")
     command = " ".join(["python -m trapy_rl.eval.pool", options, *args.specs])
     note = f"{command}; {platform.processor() or platform.machine()}"
     pool, result = calibrate_pool(
@@ -398,6 +518,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         num_games=args.games,
         seed=args.seed,
         mode="ladder" if args.ladder else "round_robin",
+        held=held,
         cache_path=args.cache,
         progress=True,
         note=note,
@@ -410,4 +531,5 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with reported("python -m trapy_rl.eval.pool"):  # a bad spec or pool file: one line
+        main()
