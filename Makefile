@@ -53,7 +53,7 @@ LONG_RUN_MINUTES ?= 120
 REFERENCE ?= benchmarks/reference/side10_today_120min.pt
 long-run: venv
 	$(VENV)/bin/trapy-train experiment=trapy_cpu minutes=$(LONG_RUN_MINUTES) $(ARGS) hydra.run.dir=$(LONG_RUN)
-	$(VENV)/bin/trapy-eval run=$(LONG_RUN) mode=benchmark "pool_members=[uct:1000]" \
+	$(VENV)/bin/trapy-eval run=$(LONG_RUN) mode=benchmark every_member=true "pool_members=[uct:1000]" \
 		num_simulations=200 games=40 out=$(LONG_RUN)/curve
 	$(VENV)/bin/trapy-eval run=$(LONG_RUN) mode=benchmark "checkpoints=[-1]" \
 		num_simulations=200 games=40 out=$(LONG_RUN)/final

@@ -68,7 +68,7 @@ def rate_command(name: str, args: argparse.Namespace) -> list[str]:
     members = json.dumps(args.members).replace(" ", "")
     return [
         sys.executable, "-m", "trapy_rl.eval.cli", f"run={run}", "mode=benchmark",
-        f"pool={args.pool}", f"pool_members={members}", f"games={args.games}",
+        f"pool={args.pool}", f"pool_members={members}", "every_member=true", f"games={args.games}",
         f"num_simulations={args.simulations}", "device=cpu", "progress=false",
         f"checkpoints={json.dumps(args.checkpoints).replace(' ', '')}",
         f"out={run / 'benchmark'}",
