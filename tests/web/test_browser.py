@@ -11,6 +11,7 @@ import shutil
 import socket
 import threading
 import time
+import urllib.request
 from collections.abc import Iterator
 
 import pytest
@@ -48,12 +49,17 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def serving(port: int, **options) -> Iterator[str]:
-    """`create_app(**options)` served on 127.0.0.1:``port`` until the block ends."""
-    from trapy_rl.web.server import create_app
+def serving(port: int, *, crash: bool = False, **options) -> Iterator[str]:
+    """`create_app(**options)` served on 127.0.0.1:``port`` as ``trapy-web`` serves it, until
+    the block ends; with ``crash``, stopped as a killed server stops: its responses cut off."""
+    from trapy_rl.web.server import BoardServer, create_app
 
     app = create_app(**options)
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    if crash:  # uvicorn alone, told to exit at once: no search is stopped, no stream ended
+        config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
+        server = uvicorn.Server(config)
+    else:
+        server = BoardServer(app, host="127.0.0.1", port=port)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 30
@@ -63,8 +69,10 @@ def serving(port: int, **options) -> Iterator[str]:
     try:
         yield f"http://127.0.0.1:{port}/"
     finally:
+        server.force_exit = crash
         server.should_exit = True
         thread.join(10)
+        assert not thread.is_alive(), "the server did not stop within 10 s"
 
 
 @pytest.fixture(scope="module")
@@ -340,6 +348,48 @@ def test_live_analysis_follows_the_position_until_stopped(page):
     )
     assert status == "cancelled"
     assert page.text_content("#error") == ""
+
+
+def test_live_analysis_comes_back_after_a_restart_of_the_server(browser, tmp_path):
+    """The server waited for the page's event stream to end before it stopped (Ctrl-C), and
+    the page never started the analysis again once the stream had ended; nor after a crash."""
+    port, db = _free_port(), tmp_path / "games.sqlite"
+    options = {"side": 4, "agent": "", "evaluator": "uct,num_rollouts=4", "db": db}
+    page = browser.new_page(viewport={"width": 1200, "height": 800})
+    with serving(port, **options) as url:
+        page.goto(url)
+        page.wait_for_selector("#cell-b2")
+        page.click("#cell-b2")
+        page.wait_for_selector("circle.stone[data-name='b2']")
+        page.click("#live")
+        page.wait_for_function("() => document.getElementById('pv').textContent.includes('live, ')")
+        search = f"{url}api/games/{page.url.split('game=')[1]}/search"
+    with serving(port, crash=True, **options):  # a new server, the same games
+        watched_again(page, search)
+    with serving(port, **options):  # after a crash
+        watched_again(page, search)
+    page.close()
+
+
+def watched_again(page, search: str) -> None:
+    """The page's live analysis runs on this server (its search at ``search``) and is shown."""
+    deadline = time.monotonic() + 15
+    while not searching(search):
+        assert time.monotonic() < deadline, "the page did not start the analysis again"
+        time.sleep(0.2)
+    page.wait_for_function("() => page.events && page.events.readyState === 1")  # watched
+    page.wait_for_function("() => document.getElementById('pv').textContent.includes('live, ')")
+    assert page.get_attribute("#live", "aria-pressed") == "true"
+    assert page.text_content("#error") == ""
+
+
+def searching(url: str) -> bool:
+    """Whether the search at ``url`` (GET .../search) runs."""
+    try:
+        with urllib.request.urlopen(url, timeout=5) as answer:
+            return json.load(answer)["status"] == "running"
+    except OSError:  # no search yet (404), or no server
+        return False
 
 
 def test_an_sgf_with_a_variation_is_saved_and_opened_again(page, tmp_path):

@@ -217,6 +217,21 @@ def test_a_search_streams_its_progress_as_server_sent_events(client):
     assert [e["version"] for e in events] == sorted({e["version"] for e in events})
 
 
+def test_a_replaced_search_ends_its_event_stream_saying_so(client):
+    """A page that watched it must not start it again, as it does when a stream breaks off."""
+    gid = post(client, "/api/games", {"side": 4}, 201)["id"]
+    node = post(client, f"/api/games/{gid}/move", {"move": "b2"})["node"]
+    body = {"evaluator": "uct,num_rollouts=2", "simulations": 200_000, "node": node}
+    assert client.post(f"/api/games/{gid}/search", json=body).status_code == 202
+    with client.stream("GET", f"/api/games/{gid}/search/events") as stream:
+        lines = (line for line in stream.iter_lines() if line.startswith("data:"))
+        assert json.loads(next(lines)[6:])["status"] == "running"
+        assert client.post(f"/api/games/{gid}/search", json=body).status_code == 202
+        events = [json.loads(line[6:]) for line in lines]
+    assert events[-1]["status"] == "replaced"
+    assert client.delete(f"/api/games/{gid}/search").json()["status"] == "cancelled"
+
+
 def test_the_default_database_is_in_the_users_data_folder(monkeypatch, tmp_path):
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
     assert default_database_path() == tmp_path / "trapy_rl" / "web.sqlite"

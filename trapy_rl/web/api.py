@@ -28,7 +28,8 @@ Routes (``{id}`` a game's id; ``node`` a position of its tree, ``ply`` of the li
     POST   /api/games/{id}/values         {evaluator}: the value for blue along the line shown
     POST   /api/games/{id}/search         {evaluator, simulations, node | ply}: start a search
     GET    /api/games/{id}/search         its progress and result so far
-    GET    /api/games/{id}/search/events  the same as server-sent events, until it ends
+    GET    /api/games/{id}/search/events  the same as server-sent events, until it ends (or
+                                          "replaced" when another search takes its place)
     DELETE /api/games/{id}/search         cancel it
     POST   /api/records                   {text}: the games of a file (JSON, GTP or SGF)
     POST   /api/openings                  {text}: a ``trapy-openings`` table (CSV) per cell
@@ -372,16 +373,21 @@ def api_routes(store: SessionStore) -> list[Route]:
 
 
 async def _events(session: GameSession, job: SearchJob) -> AsyncIterator[str]:
-    """Server-sent events of ``job``: its payload each time it changes, until it ends or
-    another search replaces it. A watcher that leaves stops the search it watched."""
+    """Server-sent events of ``job``: its payload each time it changes, until it ends, or until
+    another search replaces it (a last payload with status ``replaced``, so that a page does not
+    take the search back, as it does after a server's restart). A watcher that leaves stops
+    the search it watched."""
     seen = -1
     try:
         while True:
             payload = job.payload()
+            if session.search is not job:
+                yield f"data: {json.dumps({**payload, 'status': 'replaced'})}\n\n"
+                return
             if payload["version"] != seen:
                 seen = payload["version"]
                 yield f"data: {json.dumps(payload)}\n\n"
-            if payload["status"] != "running" or session.search is not job:
+            if payload["status"] != "running":
                 return
             await asyncio.sleep(EVENT_INTERVAL_S)
     finally:  # the page left, or the stream ended: a search nobody watches is wasted time

@@ -8,13 +8,15 @@ one app; the files it reads are the page's own, those an agent spec names and it
 games (`trapy_rl.web.storage`, by default in the user's data folder), which it writes after
 every change. ``--host`` other than a loopback address serves the whole network: only when
 asked. Searches run with ``--threads`` torch threads (default 1: on a shared machine more
-threads slow a search down instead of speeding it up).
+threads slow a search down instead of speeding it up). `BoardServer` stops the searches first
+when it shuts down (Ctrl-C), so that the pages' event streams end instead of holding it open.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import socket
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -24,6 +26,7 @@ import torch
 from trapy_rl.errors import ArgumentParser, MissingExtraError, reported
 
 try:
+    import uvicorn
     from starlette.applications import Starlette
     from starlette.middleware import Middleware
     from starlette.middleware.trustedhost import TrustedHostMiddleware
@@ -42,7 +45,7 @@ from trapy_rl.web.opponents import check_specs, default_specs, warm_up
 from trapy_rl.web.sessions import SessionStore
 from trapy_rl.web.storage import MEMORY, default_database_path
 
-__all__ = ["STATIC", "create_app", "main"]
+__all__ = ["STATIC", "BoardServer", "create_app", "main"]
 
 STATIC = Path(__file__).parent / "static"
 """The page's files: index.html, board.js, app.js, style.css."""
@@ -99,6 +102,29 @@ def create_app(
     return app
 
 
+class BoardServer(uvicorn.Server):
+    """uvicorn's server for the app of `create_app`, which cancels the games' searches before
+    it waits for the open responses to end at shutdown.
+
+    A page's live analysis is a response that streams until its search ends (200,000
+    simulations); uvicorn waits for it, so without this a Ctrl-C waited for the search. Each
+    stream sends its search's last state and ends; the page starts the analysis again on the
+    next server.
+
+    Args:
+        app: the board's app.
+        host, port: where to listen.
+    """
+
+    def __init__(self, app: Starlette, *, host: str, port: int) -> None:
+        super().__init__(uvicorn.Config(app, host=host, port=port, log_level="warning"))
+        self.store: SessionStore = app.state.store
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        self.store.close()
+        await super().shutdown(sockets)
+
+
 def main(argv: list[str] | None = None) -> int:
     """``trapy-web``: serve the web board until Ctrl-C."""
     parser = ArgumentParser(prog="trapy-web", description="Play and analyse Trap Y in the browser.")
@@ -130,8 +156,6 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     with reported(parser.prog):
-        import uvicorn  # only serving needs the server (web extra); create_app does not
-
         if not 0 <= args.port <= 65535:
             raise ValueError(f"--port must be from 0 to 65535, got {args.port}")
         if args.threads < 1:
@@ -156,7 +180,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"trapy-web: games kept in {args.db}", flush=True)
         if args.host not in LOOPBACK:
             print(f"trapy-web: listening on {args.host}: reachable from other machines", flush=True)
-        uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+        # Ctrl-C is how the server stops: uvicorn shuts down, then raises it again.
+        with contextlib.suppress(KeyboardInterrupt):
+            BoardServer(app, host=args.host, port=args.port).run()
     return 0
 
 

@@ -9,7 +9,7 @@ const SETTINGS = "trapy-web-settings";
 const LIVE_SIMULATIONS = 200000;  // a live search runs until stopped or the position changes
 const page = {
   geometry: null, game: null, analysis: null, curve: null, busy: false, loading: "",
-  token: 0, events: null, live: false, openings: null, records: null, presets: [],
+  token: 0, events: null, live: false, resuming: false, openings: null, records: null, presets: [],
 };
 
 // ------------------------------------------------------------------ the server
@@ -299,8 +299,14 @@ function render() {
   $("ply-label").textContent = `move ${game.moves.length} / ${line.length - 1}`;
   renderMoves(game);
   renderValue();
-  $("pv").textContent = page.analysis && page.analysis.pv ? `Line: ${page.analysis.pv.join(" ") || "–"}` : "Line: –";
+  showLine();
   drawPlot();
+}
+
+// The principal variation under the board's analysis, and a note on the search after it.
+function showLine(note) {
+  const line = page.analysis && page.analysis.pv ? `Line: ${page.analysis.pv.join(" ") || "–"}` : "Line: –";
+  $("pv").textContent = note ? `${line} (${note})` : line;
 }
 
 function renderMoves(game) {
@@ -361,7 +367,9 @@ function stopEvents() {
   $("cancel").disabled = true;
 }
 
-// Watch the game's search through server-sent events until it ends (or is replaced).
+// Watch the game's search through server-sent events until it ends (or is replaced). A live
+// analysis whose stream ends before the page stops it (the server restarted, or cancelled the
+// search as it shut down) starts again once the server answers.
 function watchSearch(job, live) {
   stopEvents();
   const gameId = page.game.id;
@@ -374,10 +382,12 @@ function watchSearch(job, live) {
       page.analysis = { ...(page.analysis || {}), ...job.result, value_blue: job.result.root_value_blue };
       render();
     }
-    const note = live
+    const note = job.status === "replaced"
+      ? "another search of this game took over"
+      : live
       ? `live, ${job.done} simulations`
       : { running: "searching", done: "search done", cancelled: "search cancelled", failed: `search failed: ${job.error}` }[job.status];
-    $("pv").textContent = `${$("pv").textContent} (${note}${live ? "" : `, ${job.done}/${job.total}`})`;
+    showLine(`${note}${live ? "" : `, ${job.done}/${job.total}`}`);
     if (job.status === "failed") showError(`the search failed: ${job.error}`);
   };
   update(job);
@@ -386,12 +396,44 @@ function watchSearch(job, live) {
   events.onmessage = (message) => {
     const state = JSON.parse(message.data);
     update(state);
-    if (state.status !== "running" && page.events === events) stopEvents();
+    if (state.status === "running" || page.events !== events) return;
+    stopEvents();
+    if (state.status === "replaced") setLive(false);  // another page's: do not take it back
+    else if (live && state.status === "cancelled") resumeLive(gameId, job.node);
   };
-  events.onerror = () => { if (page.events === events) stopEvents(); };  // no reconnecting
+  events.onerror = () => {  // the server went away: EventSource's own retry would find no search
+    if (page.events !== events) return;
+    stopEvents();
+    if (live) resumeLive(gameId, job.node);
+    else showLine("the search stopped: the server went away");
+  };
+}
+
+// Start the live analysis of `node` again, trying until the server answers, unless the page
+// has moved on or stopped it meanwhile.
+async function resumeLive(gameId, node) {
+  if (page.resuming) return;
+  page.resuming = true;
+  try {
+    for (let wait = 250; ; wait = Math.min(2 * wait, 2000)) {
+      showLine("live analysis: waiting for the server…");
+      await sleep(wait);
+      const here = page.game && page.game.id === gameId && page.game.node === node;
+      if (!page.live || !here || page.events) return;
+      try {
+        await startSearch(LIVE_SIMULATIONS, true);
+        return;
+      } catch (error) {
+        if (error.status) { showError(error); return; }  // the server answered, and refused
+      }
+    }
+  } finally {
+    page.resuming = false;
+  }
 }
 
 async function startSearch(simulations, live) {
+  stopEvents();  // the stream of the search this one replaces is no longer watched
   const body = { evaluator: $("evaluator").value, simulations, node: page.game.node };
   const job = await api("POST", gamePath("/search"), body);
   const visits = document.querySelector("input[name=heat][value=visits]");
