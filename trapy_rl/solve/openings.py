@@ -40,6 +40,7 @@ from trapy_rl.solve.solver import Solver
 __all__ = [
     "FORMAT",
     "Opening",
+    "exact_values",
     "load_openings",
     "new_table",
     "read_openings",
@@ -201,6 +202,22 @@ def write_openings(table: dict, path: str | Path) -> None:
     temporary = path.with_name(path.name + ".tmp")
     temporary.write_text(json.dumps(table, indent=1) + "\n")
     os.replace(temporary, path)
+
+
+def exact_values(table: dict) -> np.ndarray:
+    """[K] float64: v*(c) of every cell of ``table``'s board, 1.0 where the stone wins, 0.0
+    where it loses, NaN where the cell is not solved yet (a partial table); the same scale as
+    an opening map's v (`trapy_rl.analysis`), so the two compare cell by cell.
+
+    >>> v = exact_values(load_openings(4))
+    >>> v.shape, int(v.sum())
+    ((22,), 8)
+    """
+    board = Board(table["side"])
+    values = np.full(board.num_cells, np.nan)
+    for name, cell in table["cells"].items():
+        values[board.parse_action(name)] = 1.0 if cell["stone_wins"] else 0.0
+    return values
 
 
 def load_openings(side: int) -> dict:
