@@ -1,11 +1,14 @@
 """The web board's pictures in docs/: a side-10 position under live analysis by the shipped net
 (visits and win rates on the cells, the line as numbered stones, the value bar and plot, a
-variation), and an opening map from ``trapy-openings`` on the side-10 board.
+variation), the same position's value and policy by the net alone, and an opening map from
+``trapy-openings`` on the side-10 board.
 
     python scripts/web_screenshot.py [docs/web-board.png]
+    python scripts/web_screenshot.py --policy [docs/web-board-policy.png]
     python scripts/web_screenshot.py --openings TABLE.csv [docs/web-board-openings.png]
 
-Starts `trapy-web`'s app on a free loopback port and drives it with headless Chromium.
+Starts `trapy-web`'s app on a free loopback port and drives it with headless Chromium. The
+opening map in docs/ is docs/openings-seed_0.csv, the shipped net's map from its own games.
 """
 
 from __future__ import annotations
@@ -18,10 +21,9 @@ import threading
 import time
 from collections.abc import Iterator
 
-import uvicorn
 from playwright.sync_api import Page, sync_playwright
 
-from trapy_rl.web.server import create_app
+from trapy_rl.web.server import BoardServer, create_app
 
 MOVES = ["j3", "i4", "h5", "k4", "k3", "l3", "i6", "g6", "h7"]
 VARIATION = (6, "j4")  # after the sixth move, another seventh
@@ -34,7 +36,7 @@ def board_page(side: int, height: int, evaluator: str = "uct,num_rollouts=8") ->
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     app = create_app(side=side, agent="", evaluator=evaluator)
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    server = BoardServer(app, host="127.0.0.1", port=port)
     threading.Thread(target=server.run, daemon=True).start()
     while not server.started:
         time.sleep(0.05)
@@ -51,11 +53,16 @@ def board_page(side: int, height: int, evaluator: str = "uct,num_rollouts=8") ->
         server.should_exit = True
 
 
+def play(page: Page, moves: list[str]) -> None:
+    """Click ``moves`` on the board, each once its stone shows."""
+    for name in moves:
+        page.click(f"#cell-{name}")
+        page.wait_for_selector(f"circle.stone[data-name='{name}']")
+
+
 def main(out: str = "docs/web-board.png") -> None:
     with board_page(10, 1000, evaluator="mcts:pretrained:400") as page:
-        for name in MOVES:
-            page.click(f"#cell-{name}")
-            page.wait_for_selector(f"circle.stone[data-name='{name}']")
+        play(page, MOVES)
         after, move = VARIATION
         page.click(f"#move-list li >> nth={after - 1}")
         page.wait_for_function(
@@ -82,6 +89,19 @@ def main(out: str = "docs/web-board.png") -> None:
     print(f"wrote {out}")
 
 
+def policy(out: str = "docs/web-board-policy.png") -> None:
+    """The position of `main` with the shipped net's value and policy (no search)."""
+    with board_page(10, 1000, evaluator="mcts:pretrained:400") as page:
+        play(page, MOVES)
+        page.click("#evaluate")
+        page.wait_for_function(
+            "() => document.getElementById('value').textContent.includes('for blue')"
+        )
+        page.hover("#cell-h6")
+        page.screenshot(path=out, full_page=True)
+    print(f"wrote {out}")
+
+
 def openings(table: str, out: str = "docs/web-board-openings.png") -> None:
     """The side-10 board with the opening map of ``table`` (a trapy-openings CSV)."""
     with board_page(10, 900) as page:
@@ -94,5 +114,7 @@ def openings(table: str, out: str = "docs/web-board-openings.png") -> None:
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--openings"]:
         openings(*sys.argv[2:])
+    elif sys.argv[1:2] == ["--policy"]:
+        policy(*sys.argv[2:])
     else:
         main(*sys.argv[1:])
