@@ -1,7 +1,8 @@
 """The page in headless Chromium against a running server: a whole game by clicks on a small
-board against random, the swap, undo, the winner shown, an analysis, a screenshot; a game that
-survives a reload and a restart of the server, New game while the agent thinks, variations
-from an earlier position, live analysis, and an SGF file saved and opened again."""
+board against random, the swap, undo, the winner shown, an analysis, a screenshot; a side-10
+game against the shipped net; a game that survives a reload and a restart of the server, New
+game while the agent thinks, variations from an earlier position, live analysis (after a
+restart of the server too), and an SGF file saved and opened again."""
 
 from __future__ import annotations
 
@@ -213,6 +214,42 @@ def test_a_gtp_log_replays_and_an_opening_map_shows_on_the_board(page, tmp_path)
     fairest = opening_table(v, board).sort_values("rank")["name"].iloc[0]
     assert page.locator("#openings-table tr").nth(1).locator("td").nth(1).text_content() == fairest
     assert page.locator("#board text", has_text="#1").count() == 1  # the fairest, marked
+    assert page.text_content("#error") == ""
+
+
+def test_a_side_10_game_against_the_shipped_net_survives_a_reload_and_is_analysed(page):
+    from trapy_rl.game.board import Board
+
+    page.fill("#side", "10")
+    page.fill("#agent", "mcts:pretrained:50")
+    page.fill("#evaluator", "mcts:pretrained:50")
+    page.click("#new-game")
+    page.wait_for_function(  # the net loaded (a spinner meanwhile), the new board drawn
+        "() => document.getElementById('status').textContent.includes('(you)')"
+        f" && document.querySelectorAll('polygon.cell').length === {Board(10).num_cells}",
+        timeout=60_000,
+    )
+    assert "10" in page.locator("#board text.coord").all_text_contents()
+    for name in ("j3", "e5"):
+        if page.locator(f"circle.stone[data-name='{name}']").count():
+            continue  # taken by the net (after its swap the stone is yellow's)
+        before = page.locator("#move-list li").count()
+        page.click(f"#cell-{name}")
+        page.wait_for_function(
+            f"() => document.querySelectorAll('#move-list li').length >= {before + 2}"
+        )
+        your_turn_or_over(page)
+    moves = page.locator("#move-list li").all_text_contents()
+    page.reload()
+    page.wait_for_selector("circle.stone")
+    assert page.locator("#move-list li").all_text_contents() == moves
+    assert page.input_value("#side") == "10"
+    page.click("#evaluate")
+    page.wait_for_function(
+        "() => document.getElementById('value').textContent.includes('for blue')"
+    )
+    labels = page.locator("#board text:not(.coord)").all_text_contents()
+    assert labels and "0" not in labels  # the policy in percent, only where it is not ~0
     assert page.text_content("#error") == ""
 
 
