@@ -18,8 +18,8 @@ Fields:
     resigned      true when the loser resigned, so that the moves alone do not reach the
                   recorded winner (records of ``trapy-play`` only)
 
-Matches (`trapy_rl.eval.arena.play_match`) and games against a person
-(`trapy_rl.frontend.human_game.game_record`, for ``trapy-play`` and the web board) write them;
+Matches (`trapy_rl.eval.arena.play_match`) and ``trapy-play``'s games against a person
+(`trapy_rl.frontend.human_game.game_record`) write them, the web board its own games;
 `load_records` reads them back from a file (`parse_records` from text, as the web board
 receives them) and `replay_record` replays one to its final `GameState`, checking the recorded
 winner.
