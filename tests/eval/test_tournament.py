@@ -55,6 +55,7 @@ def test_pairings() -> None:
         ("b", "d"),
         ("c", "d"),
     ]
+    assert pairings(["a", "b", "c", "d"], mode="chain") == [("a", "b"), ("b", "c"), ("c", "d")]
     # Each agent that is not a baseline against each baseline; baselines never meet.
     assert pairings(["x", "a", "y", "b"], mode="baselines", baselines=["x", "y"]) == [
         ("a", "x"),
@@ -67,7 +68,7 @@ def test_pairings() -> None:
         ({"specs": ["a", "b", "a"]}, r"repeated: \['a'\]"),
         (
             {"specs": ["a", "b"], "mode": "swiss"},
-            "mode must be one of round_robin, gauntlet, baselines, ladder",
+            "mode must be one of round_robin, gauntlet, baselines, ladder, chain",
         ),
         ({"specs": ["a", "b"], "mode": "gauntlet", "focus": "z"}, "focus 'z'"),
         ({"specs": ["a", "b"], "focus": "a"}, "focus is for mode=gauntlet"),

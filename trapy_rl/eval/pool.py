@@ -27,7 +27,6 @@ Shapes: M members.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import importlib.resources
 import json
@@ -37,7 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
-from trapy_rl.errors import reported
+from trapy_rl.errors import ArgumentParser, reported
 from trapy_rl.eval.arena import MatchResult
 from trapy_rl.eval.cache import flip_result
 from trapy_rl.eval.elo import EloRatings, fit_elo
@@ -174,7 +173,8 @@ def calibrate_pool(
     note: str = "",
 ) -> tuple[Pool, TournamentResult]:
     """Rate the members from the start set, the first (random) at 0: by a round robin, or
-    with ``mode="ladder"`` (members weakest first) each against the next two.
+    with ``mode="ladder"`` (members weakest first) each against the next two, or with
+    ``mode="chain"`` each against the next one.
 
     With ``held``, the specs that are its members keep their ratings and intervals, the others
     are fitted on its scale, and the pool returned holds all of ``held``'s members and the new
@@ -490,13 +490,19 @@ def _summed(a: MatchResult, b: MatchResult) -> MatchResult:
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Calibrate a pool: ``python -m trapy_rl.eval.pool --side 10 random uct:200 ...``."""
-    parser = argparse.ArgumentParser(description="Rate a rating pool's members (round robin).")
+    parser = ArgumentParser(
+        prog="python -m trapy_rl.eval.pool", description="Rate a rating pool's members."
+    )
     parser.add_argument("specs", nargs="+", help="the members, random (the anchor) first")
     parser.add_argument("--side", type=int, default=10)
     parser.add_argument("--games", type=int, default=40)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument(
+    pairs = parser.add_mutually_exclusive_group()
+    pairs.add_argument(
         "--ladder", action="store_true", help="members weakest first, each against the next two"
+    )
+    pairs.add_argument(
+        "--chain", action="store_true", help="members weakest first, each against the next one"
     )
     parser.add_argument(
         "--extend",
@@ -509,7 +515,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     board = Board(args.side)
     held = None if args.extend is None else load_pool(args.extend, side=args.side)
     options = f"--side {args.side} --games {args.games} --seed {args.seed}"
-    options += " --ladder" * args.ladder + (f" --extend {args.extend}" if held else "")
+    mode = "ladder" if args.ladder else "chain" if args.chain else "round_robin"
+    options += f" --{mode}" * (mode != "round_robin") + (f" --extend {args.extend}" if held else "")
     command = " ".join(["python -m trapy_rl.eval.pool", options, *args.specs])
     note = f"{command}; {platform.processor() or platform.machine()}"
     pool, result = calibrate_pool(
@@ -517,7 +524,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         board=board,
         num_games=args.games,
         seed=args.seed,
-        mode="ladder" if args.ladder else "round_robin",
+        mode=mode,
         held=held,
         cache_path=args.cache,
         progress=True,

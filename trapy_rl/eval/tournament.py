@@ -46,7 +46,7 @@ __all__ = [
     "run_checkpoints",
 ]
 
-MODES = ("round_robin", "gauntlet", "baselines", "ladder")
+MODES = ("round_robin", "gauntlet", "baselines", "ladder", "chain")
 _CKPT_PATTERN = re.compile(r"ckpt_(\d+)\.pt$")
 
 
@@ -67,7 +67,8 @@ def pairings(
             against each baseline, and no other match: a strength curve of checkpoints) or
             ``ladder`` (agents given weakest first, each against the next two: the matches
             that measure the gaps of a rating ladder, where a round robin would spend most
-            games on pairs that end 40-0).
+            games on pairs that end 40-0) or ``chain`` (each against the next one only: the
+            gaps alone, half a ladder's games).
         focus: the gauntlet's agent (default the first).
         baselines: the fixed opponents of mode ``baselines``, each one of ``specs``.
 
@@ -90,8 +91,9 @@ def pairings(
         raise ValueError(f"baselines are for mode=baselines, not mode={mode}")
     if mode == "round_robin":
         return [(a, b) for i, a in enumerate(specs) for b in specs[i + 1 :]]
-    if mode == "ladder":
-        return [(a, b) for i, a in enumerate(specs) for b in specs[i + 1 : i + 3]]
+    if mode in ("ladder", "chain"):
+        reach = 3 if mode == "ladder" else 2
+        return [(a, b) for i, a in enumerate(specs) for b in specs[i + 1 : i + reach]]
     if mode == "baselines":
         missing = [spec for spec in baselines if spec not in specs]
         if missing or not baselines:
