@@ -128,8 +128,10 @@ def test_a_ladder_calibration_plays_each_member_against_the_next_two() -> None:
     assert ladder.ratings["random"] == 0.0 and set(ladder.ratings) == set(members)
 
 
-def test_an_extended_pool_keeps_the_held_ratings(pool) -> None:
+def test_an_extended_pool_keeps_the_held_ratings(pool, tmp_path) -> None:
     """The new member plays the top held one only; the held members keep rating and interval."""
+    from trapy_rl.eval.report import plot_ladder
+
     extended, result = calibrate_pool(
         ["uct:40", "uct:200"], board=BOARD, num_games=8, seed=0, mode="ladder", held=pool
     )
@@ -139,5 +141,7 @@ def test_an_extended_pool_keeps_the_held_ratings(pool) -> None:
     (new,) = [m for m in extended.members if m.spec == "uct:200"]
     assert new.low < new.elo < new.high  # fitted on the held scale, with its interval
     assert extended.note.startswith(pool.note)
+    picture = plot_ladder(result.ratings, tmp_path / "ladder.png")
+    assert picture.read_bytes()[:4] == b"\x89PNG"
     with pytest.raises(ValueError, match="none of"):
         calibrate_pool(["uct:3", "uct:5"], board=BOARD, num_games=2, held=pool)

@@ -40,6 +40,7 @@ from trapy_rl.errors import ArgumentParser, reported
 from trapy_rl.eval.arena import MatchResult
 from trapy_rl.eval.cache import flip_result
 from trapy_rl.eval.elo import EloRatings, fit_elo
+from trapy_rl.eval.report import plot_ladder
 from trapy_rl.eval.starts import load_starts
 from trapy_rl.eval.tournament import TournamentResult, play_tournament
 from trapy_rl.game.board import Board
@@ -511,6 +512,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     parser.add_argument("--cache", type=Path, default=None)
     parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--plot", type=Path, default=None, help="a PNG of the ladder")
     args = parser.parse_args(argv)
     board = Board(args.side)
     held = None if args.extend is None else load_pool(args.extend, side=args.side)
@@ -535,6 +537,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     out.write_text(json.dumps(pool.to_dict(), indent=2) + "\n", encoding="utf-8")
     print(result.ratings.table())
     print(out)
+    if args.plot:
+        print(plot_ladder(result.ratings, args.plot))
 
 
 if __name__ == "__main__":

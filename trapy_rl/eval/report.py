@@ -31,6 +31,7 @@ __all__ = [
     "baseline_rows",
     "baseline_table",
     "plot_elo_curve",
+    "plot_ladder",
     "plot_win_rates",
     "write_baseline_csv",
     "write_tournament",
@@ -53,6 +54,54 @@ def _plot_file(path: Path) -> Iterator[Axes]:
         figure.savefig(path, dpi=120)
     finally:
         plt.close(figure)
+
+
+def plot_ladder(ratings: EloRatings, path: str | Path, *, title: str | None = None) -> Path:
+    """A rating ladder: the agents weakest first, Elo with its interval, and between each
+    neighbouring pair that met the stronger one's score; a PNG file.
+
+    Args:
+        ratings: the fit (a pool's calibration; held agents are drawn as squares).
+        path: the PNG to write.
+        title: the plot's title.
+
+    Returns:
+        The path written.
+    """
+    order = np.argsort(ratings.ratings, kind="stable")  # [M] weakest first
+    elo = ratings.ratings[order]
+    x = np.arange(len(order))
+    held = np.array([i in ratings.fixed for i in order], dtype=bool)  # [M]
+    below, above = elo - ratings.lower[order], ratings.upper[order] - elo
+    path = Path(path)
+    with _plot_file(path) as axes:
+        for mask, marker, label in ((~held, "o", "fitted"), (held, "s", "held")):
+            if mask.any():
+                axes.errorbar(
+                    x[mask],
+                    elo[mask],
+                    yerr=[below[mask], above[mask]],
+                    fmt=marker,
+                    capsize=3,
+                    label=label,
+                )
+        axes.plot(x, elo, color="grey", linewidth=0.8, zorder=0)
+        for k in range(len(order) - 1):
+            weak, strong = order[k], order[k + 1]
+            games = ratings.wins[weak, strong] + ratings.wins[strong, weak]
+            if games:
+                axes.annotate(
+                    f"{ratings.wins[strong, weak] / games:.0%}",
+                    ((k + 0.5), (elo[k] + elo[k + 1]) / 2),
+                    ha="right",
+                    fontsize=8,
+                )
+        axes.set_xticks(x, [ratings.names[i] for i in order], rotation=30, ha="right", fontsize=7)
+        axes.set_ylabel("Elo (random = 0), 95% intervals")
+        axes.set_title(title or "rating ladder: the stronger neighbour's score on each gap")
+        axes.grid(True, alpha=0.3)
+        axes.legend(fontsize=8)
+    return path
 
 
 def plot_elo_curve(
