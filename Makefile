@@ -20,7 +20,7 @@ $(STAMP): pyproject.toml
 	# The torch pin first: a bare 'torch' requirement would pull a multi-GB CUDA build.
 	$(PY) -m pip install -q "$(TORCH)"
 	# The extras of the optional interfaces, whose tests are part of the suite.
-	$(PY) -m pip install -q -e ".[dev,pettingzoo,openspiel,alphazero,onnx,web,ray]"
+	$(PY) -m pip install -q -e ".[dev,pettingzoo,openspiel,alphazero,peers,onnx,web,ray]"
 	rm -f $(VENV)/.installed-*
 	touch $@
 

@@ -7,6 +7,8 @@
 
 Each section is a module ``benchmarks/<section>.py`` with ``run(quick: bool) -> list[dict]``;
 a row has ``name``, ``value``, ``unit`` and optional ``note``. Figures are medians of repeats.
+The peers (mctx's search on pgx's Hex, pgx's engine) have their own script, which needs the
+``peers`` extra: ``python -m benchmarks.peers.mctx_pgx``.
 """
 
 from __future__ import annotations
