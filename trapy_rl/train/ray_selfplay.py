@@ -22,7 +22,18 @@ moves in every game, and return the finished games' positions as one compact chu
   with new games; what is lost is its games in progress and its unanswered requests.
 - **Checkpoints.** `state_dict` takes in the answers in flight (the next `play` returns them)
   and asks every actor for its games in progress; `load_state_dict` hands them back (the same
-  ``num_actors``). A resumed run lacks the chunks that were in flight at the checkpoint.
+  ``num_actors``). A resumed run lacks the chunks that were in flight at the checkpoint. An
+  actor not yet running (a replacement waiting for a node with room) has no games to save: it
+  is saved as None, starts new games on resume, and never holds a checkpoint up.
+- **Placement.** An actor takes one CPU, and with ``ray.actor_resource`` one unit of that
+  custom resource: actors go only to the nodes that offer it, as many as its units there
+  (docs/cluster.md), spread over as many nodes as have room. A lost node's actors are
+  replaced wherever the resources are free, or as soon as a node that offers them joins.
+- **An inference server** (``ray.inference_device``): the actors hold no net and send their
+  searches' leaves to one `InferenceServer` actor on that device (one CPU, and one GPU for
+  ``cuda``), which evaluates the leaves of all actors in one net call; each new version of the
+  weights is loaded into it before the requests that follow. A lost server ends the run (it
+  resumes from its checkpoint).
 - **Ray itself** is started on this machine (``ray.num_cpus``) unless ``ray.address`` names a
   cluster (``auto``, ``ray://host:port``), and shut down by `close` when this backend started it.
 
@@ -33,6 +44,7 @@ same kind of games (their statistics agree; a test checks it), not the same game
 from __future__ import annotations
 
 import dataclasses
+import logging
 import os
 import time
 from typing import Any
@@ -45,11 +57,14 @@ from trapy_rl.game.board import Board
 from trapy_rl.mcts.settings import SearchSettings
 from trapy_rl.nn.evaluator import NetEvaluator
 from trapy_rl.nn.network import NetConfig, PolicyValueNet
+from trapy_rl.train.inference import InferenceServer, ServerEvaluator
 from trapy_rl.train.replay import Samples
 from trapy_rl.train.selfplay import SelfPlay, SelfPlayResult, merge_results
 from trapy_rl.train.settings import RaySettings, SelfPlaySettings
 
 __all__ = ["RaySelfPlay", "SelfPlayActor", "import_ray"]
+
+log = logging.getLogger(__name__)
 
 
 def import_ray() -> Any:
@@ -72,6 +87,8 @@ class SelfPlayActor:
         model: the net's configuration; its weights come with the first request.
         side, search, settings, seed: as for `SelfPlay`.
         net_options: `NetEvaluator`'s options (``compile``, ``onnxruntime``).
+        server: an `InferenceServer` actor that evaluates for this actor, which then holds no
+            net of its own; None: the actor's own net on its CPU.
     """
 
     def __init__(
@@ -82,10 +99,17 @@ class SelfPlayActor:
         settings: SelfPlaySettings,
         seed: list[int],
         net_options: dict[str, bool] | None = None,
+        server: Any = None,
     ) -> None:
         torch.set_num_threads(1)
-        self.net = PolicyValueNet(model)
-        evaluator = NetEvaluator(self.net, device="cpu", **(net_options or {}))
+        evaluator: NetEvaluator | ServerEvaluator
+        if server is None:
+            self.net: PolicyValueNet | None = PolicyValueNet(model)
+            evaluator = NetEvaluator(self.net, device="cpu", **(net_options or {}))
+        else:
+            import ray  # the ray extra, in the actor's process
+
+            self.net, evaluator = None, ServerEvaluator(server, ray.get)
         self.selfplay = SelfPlay(
             evaluator, Board(side), search=search, settings=settings, seed=seed
         )
@@ -97,7 +121,7 @@ class SelfPlayActor:
         """Play ``num_moves`` moves in every game with the weights of ``version``
         (``weights[0]``, fetched only when the version is new); the finished games' packed
         samples, and the result without them (records and rates)."""
-        if version != self.version:
+        if version != self.version and self.net is not None:
             import ray  # the ray extra, in the actor's process
 
             self.net.load_state_dict(ray.get(weights[0]))
@@ -125,7 +149,8 @@ class RaySelfPlay:
             after `weights_changed`.
         board: the board.
         search, settings: as for `SelfPlay` (``num_games`` games per actor).
-        ray_settings: where Ray runs and how many requests an actor may have queued.
+        ray_settings: where Ray runs, how many requests an actor may have queued, the custom
+            resource that places the actors, and the inference server's device.
         seed: actor i of generation g is seeded with ``[*seed, i, g]``.
         net_options: `NetEvaluator`'s options for the actors' nets (``compile``,
             ``onnxruntime``).
@@ -156,9 +181,13 @@ class RaySelfPlay:
             # A Ray of this machine listens on the loopback address only, never on the
             # machine's network interfaces; a cluster (address set) says its own addresses.
             loopback = {"_node_ip_address": "127.0.0.1"} if local else {}
+            # This machine's one node offers the actors' resource, as many units as CPUs.
+            offered = ray_settings.actor_resource if local else None
+            resources = {offered: ray_settings.num_cpus or os.cpu_count()} if offered else None
             ray.init(
                 address=ray_settings.address,
                 num_cpus=ray_settings.num_cpus if local else None,
+                resources=resources,
                 **loopback,
                 include_dashboard=False,
                 configure_logging=False,
@@ -167,10 +196,23 @@ class RaySelfPlay:
         self.net, self.board = net, board
         self.num_actors = settings.num_actors
         self.max_in_flight = ray_settings.max_in_flight
-        self._make = ray.remote(num_cpus=1)(SelfPlayActor)
+        resource = ray_settings.actor_resource
+        if resource and resource not in ray.cluster_resources():
+            log.warning(
+                "no node of the Ray cluster offers the resource %r: the self-play actors wait "
+                "for one to join (ray start --resources='{\"%s\": N}')", resource, resource
+            )  # fmt: skip
+        # SPREAD: the actors go to as many nodes as have room, so that one lost node takes few.
+        self._make = ray.remote(
+            num_cpus=1, resources={resource: 1} if resource else None, scheduling_strategy="SPREAD"
+        )(SelfPlayActor)
         self._args = (net.config, board.side, search, settings)
         self._seed, self._net_options = list(seed), net_options
+        self.server = None  # the inference server's actor, with ray.inference_device
+        if ray_settings.inference_device:
+            self.server = self._new_server(ray_settings.inference_device, net_options)
         self._generation = [0] * self.num_actors
+        self._running: list[Any] = [None] * self.num_actors  # done once actor i runs
         self.actors = [self._new_actor(i) for i in range(self.num_actors)]
         self.replaced = 0  # actors replaced after a fault, over the run
         self._in_flight: dict[Any, int] = {}  # request -> actor index
@@ -184,9 +226,27 @@ class RaySelfPlay:
         self._returned = time.perf_counter()  # when `play` last returned
 
     # ------------------------------------------------------------------ actors
+    def _new_server(self, device: str, net_options: dict[str, bool] | None) -> Any:
+        """The inference server: one CPU, and a GPU for a CUDA device; the actors' net
+        options (ONNX Runtime, compile) only on the CPU."""
+        make = self._ray.remote(num_cpus=1, num_gpus=1 if device.startswith("cuda") else 0)
+        return make(InferenceServer).remote(
+            self.net.config,
+            device=device,
+            num_clients=self.num_actors,
+            net_options=net_options if device == "cpu" else None,
+        )
+
     def _new_actor(self, index: int) -> Any:
         seed = [*self._seed, index, self._generation[index]]
-        return self._make.remote(*self._args, seed, self._net_options)
+        actor = self._make.remote(*self._args, seed, self._net_options, self.server)
+        self._running[index] = actor.__ray_ready__.remote()
+        return actor
+
+    def _running_actors(self) -> set[int]:
+        """The actors placed on a node and built (a replacement may wait for a node)."""
+        done, _ = self._ray.wait(self._running, num_returns=len(self._running), timeout=0)
+        return {i for i, ref in enumerate(self._running) if ref in set(done)}
 
     def _replace(self, index: int) -> None:
         """A new actor, with new games, in place of actor ``index``, which died."""
@@ -203,6 +263,8 @@ class RaySelfPlay:
             self._weights = self._ray.put(weights)
             self._version += 1
             self._stale = False
+            if self.server is not None:  # loaded before any request of this version
+                self._ray.get(self.server.load_weights.remote([self._weights], self._version))
 
     def _fill(self, num_moves: int, seed: list[int]) -> None:
         """Queue requests until every actor has ``max_in_flight``."""
@@ -265,14 +327,28 @@ class RaySelfPlay:
         self._threshold = float(threshold)
 
     def _drain(self) -> None:
-        """Take in every answer in flight (kept for the next `play`)."""
-        while self._in_flight:
-            done, _ = self._ray.wait(list(self._in_flight), num_returns=len(self._in_flight))
+        """Take in every answer in flight of the running actors (kept for the next `play`)."""
+        while True:
+            running = self._running_actors()
+            waiting = [r for r, index in self._in_flight.items() if index in running]
+            if not waiting:
+                return
+            done, _ = self._ray.wait(waiting, num_returns=len(waiting))
             self._answers += self._take(done)
 
     def state_dict(self) -> dict:
+        """The games in progress of each actor; None for one not yet running, or lost now
+        (it is replaced)."""
         self._drain()
-        return {"actors": self._ray.get([actor.state_dict.remote() for actor in self.actors])}
+        running = self._running_actors()
+        asked = {i: self.actors[i].state_dict.remote() for i in running}
+        states: list[dict | None] = [None] * self.num_actors
+        for index, request in asked.items():
+            try:
+                states[index] = self._ray.get(request)
+            except self._ray.exceptions.RayActorError:  # lost since: its games with it
+                self._replace(index)
+        return {"actors": states}
 
     def load_state_dict(self, state: dict) -> None:
         actors = state.get("actors")
@@ -284,12 +360,12 @@ class RaySelfPlay:
             )
         self._drain()
         self._answers = []  # played from the games being replaced
-        loads = [actor.load_state_dict.remote(s) for actor, s in zip(self.actors, actors)]
+        loads = [a.load_state_dict.remote(s) for a, s in zip(self.actors, actors) if s is not None]
         self._ray.get(loads)
 
     def close(self) -> None:
-        for actor in self.actors:
+        for actor in [*self.actors, *([self.server] if self.server is not None else [])]:
             self._ray.kill(actor, no_restart=True)
-        self.actors, self._in_flight = [], {}
+        self.actors, self._in_flight, self.server = [], {}, None
         if self.started_ray and self._ray.is_initialized():
             self._ray.shutdown()

@@ -24,6 +24,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -65,6 +66,7 @@ MAX_GAMES = 65_536  # selfplay.num_games (each actor's, with Ray)
 MAX_PROCESSES = 1_024  # selfplay.num_workers, selfplay.num_actors
 MAX_BATCH = 65_536  # optim.batch_size
 MAX_SIMULATIONS = 1_000_000  # mcts.num_simulations, selfplay.cheap_num_simulations
+_RAY_RESOURCES = ("CPU", "GPU", "memory", "object_store_memory")  # Ray's own, not custom
 
 
 def _check(problems: list[str], name: str, ok: bool, wanted: str, value: Any) -> None:
@@ -271,17 +273,30 @@ class RaySettings:
     ``auto`` joins the cluster this machine belongs to (``ray start``), or ``ray://host:port``.
     Each actor keeps at most ``max_in_flight`` play requests queued: the bound on the chunks
     of positions waiting for the learner, and what lets self-play run while the learner learns.
+    With ``actor_resource`` each actor also takes one unit of that custom resource, so actors
+    go only to the nodes that offer it (``ray start --resources='{"selfplay": 8}'``: at most 8
+    actors there); a Ray this backend starts offers it on its one node. With
+    ``inference_device`` the actors' searches send their leaves to one inference server on
+    that device, which evaluates the leaves of all actors in one net call
+    (`trapy_rl.train.inference`); null: each actor runs its own net on its CPU.
     """
 
     address: str | None = None
     num_cpus: int | None = None
     max_in_flight: int = 2
+    actor_resource: str | None = None  # a custom node resource; null: any node with a free CPU
+    inference_device: str | None = None  # auto | cpu | cuda[:i]; null: no inference server
 
     def __post_init__(self) -> None:
         p: list[str] = []
         _check(p, "num_cpus", self.num_cpus is None or self.num_cpus >= 1, ">= 1 or null",
                self.num_cpus)  # fmt: skip
         _check(p, "max_in_flight", self.max_in_flight >= 1, ">= 1", self.max_in_flight)
+        _check(p, "actor_resource", self.actor_resource is None or _is_custom_resource(
+            self.actor_resource), "a custom resource's name (not CPU, GPU or memory) or null",
+            self.actor_resource)  # fmt: skip
+        _check(p, "inference_device", self.inference_device is None or _is_device(
+            self.inference_device), f"{DEVICES} or null", self.inference_device)  # fmt: skip
         _raise(p, "ray")
 
 
@@ -498,6 +513,11 @@ def _is_device(device: str) -> bool:
     return True
 
 
+def _is_custom_resource(name: str) -> bool:
+    """A name Ray takes for a custom resource: not one of its own, no spaces or quotes."""
+    return bool(re.fullmatch(r"[A-Za-z_][\w.\-]*", name)) and name not in _RAY_RESOURCES
+
+
 def _gib(size: int) -> str:
     return f"{size / 2**30:.2f} GiB" if size >= 2**27 else f"{size / 2**20:.0f} MiB"
 
@@ -518,6 +538,10 @@ def _contradictions(cfg: TrainConfig) -> list[str]:
         p.append("onnxruntime=true runs on the CPU in fp32: device=cpu, no bf16 or compile")
     if (cfg.ray.address or cfg.ray.num_cpus) and not cfg.selfplay.num_actors:
         p.append("ray.address and ray.num_cpus need Ray actors: selfplay.num_actors > 0")
+    if (cfg.ray.actor_resource or cfg.ray.inference_device) and not cfg.selfplay.num_actors:
+        p.append(
+            "ray.actor_resource and ray.inference_device need Ray actors: selfplay.num_actors > 0"
+        )
     if cfg.eval.pool and not cfg.eval.every:
         p.append("eval.pool rates the periodic matches: it needs eval.every > 0")
     return p
