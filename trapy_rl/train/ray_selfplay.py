@@ -227,12 +227,14 @@ class RaySelfPlay:
 
     # ------------------------------------------------------------------ actors
     def _new_server(self, device: str, net_options: dict[str, bool] | None) -> Any:
-        """The inference server: one CPU, and a GPU for a CUDA device; the actors' net
-        options (ONNX Runtime, compile) only on the CPU."""
-        make = self._ray.remote(num_cpus=1, num_gpus=1 if device.startswith("cuda") else 0)
+        """The inference server: one CPU, and for ``cuda[:i]`` the GPU that Ray assigns it
+        (the only one it sees); the actors' net options (ONNX Runtime, compile) only on the
+        CPU."""
+        gpu = device.startswith("cuda")
+        make = self._ray.remote(num_cpus=1, num_gpus=1 if gpu else 0)
         return make(InferenceServer).remote(
             self.net.config,
-            device=device,
+            device="cuda" if gpu else device,
             num_clients=self.num_actors,
             net_options=net_options if device == "cpu" else None,
         )
