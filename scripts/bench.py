@@ -22,7 +22,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SECTIONS = ("env", "net", "search", "selfplay", "backends", "openings", "onegame")
+SECTIONS = ("env", "net", "search", "selfplay", "backends", "ray_scaling", "openings", "onegame")
 
 
 def machine() -> str:
