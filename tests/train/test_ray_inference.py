@@ -130,3 +130,21 @@ def test_training_with_actors_served_by_one_server(local_ray, make_config, tmp_p
     result = train(cfg)
     assert result.iterations == 3
     assert sum(h["replay/size"] > 0 for h in result.history) >= 1
+
+
+@pytest.mark.gpu
+@pytest.mark.slow
+def test_a_gpu_learner_and_server_fed_by_cpu_actors(local_ray, make_config, tmp_path) -> None:
+    """Where CUDA is: the learner and the inference server on the GPU, the actors on CPUs."""
+    cfg = make_config(
+        tmp_path,
+        iterations=3,
+        device="cuda",
+        logger={"name": "none", "progress": False},
+        **{
+            "selfplay.num_actors": 2,
+            "selfplay.num_games": 4,
+            "ray.inference_device": "cuda",
+        },
+    )
+    assert train(cfg).iterations == 3
