@@ -248,7 +248,8 @@ class RaySelfPlay:
     def _running_actors(self) -> set[int]:
         """The actors placed on a node and built (a replacement may wait for a node)."""
         done, _ = self._ray.wait(self._running, num_returns=len(self._running), timeout=0)
-        return {i for i, ref in enumerate(self._running) if ref in set(done)}
+        ready = set(done)
+        return {i for i, ref in enumerate(self._running) if ref in ready}
 
     def _replace(self, index: int) -> None:
         """A new actor, with new games, in place of actor ``index``, which died."""
