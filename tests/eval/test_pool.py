@@ -69,6 +69,10 @@ def test_the_shipped_side_10_pool_loads_weakest_first_from_random_at_zero() -> N
     assert pool.games >= 40 and "python -m trapy_rl.eval.pool" in pool.note
     for member in pool.members:
         parse_agent(member.spec, board=Board(10))  # every member is a valid agent spec
+    # The ladder of 2026-12-03 reaches above uct:5000 with the shipped net at fixed search.
+    above = [m.spec for m in pool.members if m.elo > pool.ratings["uct:5000"]]
+    assert above[-3:] == ["mcts:pretrained:50", "mcts:pretrained:200", "mcts:pretrained:800"]
+    assert "--chain --extend default" in pool.note
 
 
 def _ladder(elos: list[float]) -> Pool:
