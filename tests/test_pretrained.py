@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
+from tiny import write_tiny_checkpoint
 
-from tests.tiny import write_tiny_checkpoint
 from trapy_rl.agents.kinds import parse_agent
 from trapy_rl.agents.moves import checked_move
 from trapy_rl.game.board import Board

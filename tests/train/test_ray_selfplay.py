@@ -18,7 +18,8 @@ import torch
 
 ray = pytest.importorskip("ray", reason="the Ray backend needs the 'ray' extra")
 
-from tests.tiny import TINY_NET  # noqa: E402
+from tiny import TINY_NET  # noqa: E402
+
 from trapy_rl.game.board import Board  # noqa: E402
 from trapy_rl.mcts.settings import SearchSettings  # noqa: E402
 from trapy_rl.nn import NetEvaluator, PolicyValueNet  # noqa: E402

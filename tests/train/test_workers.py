@@ -7,8 +7,8 @@ import dataclasses
 
 import numpy as np
 import torch
+from tiny import TINY_NET
 
-from tests.tiny import TINY_NET
 from trapy_rl.game.board import Board
 from trapy_rl.mcts.settings import SearchSettings
 from trapy_rl.nn import NetEvaluator, PolicyValueNet
