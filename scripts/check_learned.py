@@ -45,8 +45,14 @@ from trapy_rl.eval.stats import wilson_interval
 from trapy_rl.game.batch import BatchGame
 from trapy_rl.game.board import Board
 from trapy_rl.game.state import GameState
+from trapy_rl.mcts.settings import SearchSettings
 from trapy_rl.solve import SolveBudgetError, Solver
-from trapy_rl.solve.openings import exact_values, load_openings, read_openings
+from trapy_rl.solve.openings import (
+    draw_exact_values,
+    exact_values,
+    load_openings,
+    read_openings,
+)
 
 
 def exact_table(side: int, path: Path | None) -> dict:
@@ -109,31 +115,12 @@ def claims(side: int, table: dict) -> dict:
 
 
 def draw_exact(tables: dict[int, dict], path: Path) -> None:
-    """v* over the boards side by side: the stone wins (red, yellow swaps) or loses (blue);
-    grey: not solved yet; the middle of the long edge ringed."""
+    """v* of each table side by side (`draw_exact_values`), written to ``path``."""
     from matplotlib.figure import Figure  # only for the picture (slow to import)
 
-    from trapy_rl.game.draw import draw_board
-
     fig = Figure(figsize=(6.5 * len(tables), 5.2), layout="constrained")
-    for ax, (side, table) in zip(fig.subplots(1, len(tables)), tables.items(), strict=True):
-        board = Board(side)
-        v_star = exact_values(table)
-        draw_board(
-            np.zeros(board.num_cells, dtype=np.int8),
-            board,
-            ax=ax,
-            values=v_star,
-            cmap="coolwarm",
-            vmin=0.0,
-            vmax=1.0,
-            contour_at=0.5,
-            show_names=True,
-            marks=[board.cell_index(0, 0)],
-            colorbar_label="v*: 1 the stone wins (yellow swaps), 0 it loses",
-            title=f"side {side}: v* of every first move ({int(_solved(v_star).sum())} of "
-            f"{board.num_cells} solved)",
-        )
+    for ax, table in zip(fig.subplots(1, len(tables)), tables.values(), strict=True):
+        draw_exact_values(table, ax=ax)
     fig.savefig(path, dpi=110)
     print(f"wrote {path}")
 
@@ -178,10 +165,15 @@ def maps(args: argparse.Namespace, table: dict) -> list[dict]:
                 f"temperature_moves={args.temperature_moves},device=cpu"
             )
             started = time.perf_counter()
-            print(f"map: {agent}, {args.playouts} games a cell ...", flush=True)
+            if args.estimator == "search":
+                print(f"map: search, {checkpoint}, {simulations} simulations an opening ...")
+            else:
+                print(f"map: {agent}, {args.playouts} games a cell ...", flush=True)
             played = estimate_openings(
                 side=args.side,
-                estimator="playout",
+                estimator=args.estimator,
+                checkpoint=checkpoint if args.estimator == "search" else None,
+                search=SearchSettings(num_simulations=simulations),
                 agent=agent,
                 playouts=args.playouts,
                 refine_fairest=0,
@@ -191,7 +183,7 @@ def maps(args: argparse.Namespace, table: dict) -> list[dict]:
             )
             row = compare_swaps(played, v_star, board)
             row.update(
-                games=args.playouts * board.num_cells,
+                games=args.playouts * board.num_cells if args.estimator == "playout" else 0,
                 checkpoint=str(checkpoint),
                 simulations=simulations,
                 seconds=round(time.perf_counter() - started, 1),
@@ -206,7 +198,13 @@ def maps(args: argparse.Namespace, table: dict) -> list[dict]:
                 flush=True,
             )
             for name, v, low, high in row["wrong"]:
-                kind = "the agent's error" if low > 0.5 or high < 0.5 else "within noise"
+                kind = (
+                    "no interval"
+                    if math.isnan(low)
+                    else "the agent's error"
+                    if low > 0.5 or high < 0.5
+                    else "within noise"
+                )
                 print(
                     f"    {name}: v = {v:.3f} [{low:.2f}, {high:.2f}], v* = "
                     f"{int(v_star[board.parse_action(name)])} ({kind})"
@@ -250,7 +248,7 @@ def moves(args: argparse.Namespace) -> dict:
     distinct = len({(s.stones.tobytes(), s.to_move, s.move_count <= 1) for s in positions})
     print(f"{len(positions):,} positions ({distinct:,} distinct); solving them ...", flush=True)
     solver = Solver(board, table_bits=args.table_bits)
-    won, skipped, by_ply = [], 0, {}
+    won, skipped, by_ply, over_by_ply = [], 0, {}, {}
     started = time.perf_counter()
     for i, state in enumerate(positions):
         tic = time.perf_counter()
@@ -258,6 +256,7 @@ def moves(args: argparse.Namespace) -> dict:
             answer = solver.solve(state, max_nodes=args.max_nodes)
         except SolveBudgetError:
             skipped += 1
+            over_by_ply[state.move_count] = over_by_ply.get(state.move_count, 0) + 1
             continue
         by_ply.setdefault(state.move_count, []).append(time.perf_counter() - tic)
         if answer.win:
@@ -334,6 +333,9 @@ def moves(args: argparse.Namespace) -> dict:
         if p <= 4
     )
     print(f"  the solver's time on the first plies: {early}")
+    over = ", ".join(f"ply {p}: {n}" for p, n in sorted(over_by_ply.items()) if p <= 6)
+    print(f"  positions over the budget on the first plies: {over or 'none'}")
+    result["over_budget_by_ply"] = over_by_ply
     return result
 
 
@@ -412,6 +414,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--checkpoints", nargs="+", default=[], help="maps: checkpoint files")
     parser.add_argument("--simulations", type=int, nargs="+", default=[64], help="maps: per move")
     parser.add_argument("--playouts", type=int, default=32, help="maps: games a cell")
+    parser.add_argument(
+        "--estimator",
+        default="playout",
+        choices=("playout", "search"),
+        help="maps: games (the published method) or the net's search alone",
+    )
     parser.add_argument(
         "--temperature-moves",
         type=int,

@@ -94,3 +94,14 @@ def test_missing_arguments_are_one_line(args, message):
     )
     assert done.returncode != 0
     assert done.stderr.strip().count("\n") == 0 and message in done.stderr
+
+
+def test_exact_values_are_drawn(tmp_path):
+    from trapy_rl.solve.openings import draw_exact_values
+
+    partial = copy.deepcopy(load_openings(4))
+    del partial["cells"]["a1"]  # drawn grey
+    figure = draw_exact_values(partial)
+    assert "21 of 22 solved" in figure.axes[0].get_title()
+    figure.savefig(tmp_path / "v.png")
+    assert (tmp_path / "v.png").stat().st_size > 0

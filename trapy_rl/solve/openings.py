@@ -30,16 +30,19 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from trapy_rl.game.board import Board
+from trapy_rl.game.draw import draw_board
 from trapy_rl.game.state import BLUE, YELLOW
 from trapy_rl.solve.solver import Solver
 
 __all__ = [
     "FORMAT",
     "Opening",
+    "draw_exact_values",
     "exact_values",
     "load_openings",
     "new_table",
@@ -218,6 +221,38 @@ def exact_values(table: dict) -> np.ndarray:
     for name, cell in table["cells"].items():
         values[board.parse_action(name)] = 1.0 if cell["stone_wins"] else 0.0
     return values
+
+
+def draw_exact_values(table: dict, *, ax: Any = None, figwidth: float = 6.5):
+    """v* on the board: red where the stone wins (yellow swaps it), blue where it loses, grey
+    where a partial table has no value yet; the swap boundary outlined and the middle of the
+    long edge (where the two bottom regions meet) ringed.
+
+    Args:
+        table: solved openings (`load_openings`, `read_openings`).
+        ax: draw into these axes (default: a new figure ``figwidth`` inches wide).
+
+    Returns:
+        The matplotlib Figure.
+    """
+    board = Board(table["side"])
+    v_star = exact_values(table)
+    solved = int((~np.isnan(v_star)).sum())
+    return draw_board(
+        np.zeros(board.num_cells, dtype=np.int8),
+        board,
+        ax=ax,
+        values=v_star,
+        cmap="coolwarm",
+        vmin=0.0,
+        vmax=1.0,
+        contour_at=0.5,
+        show_names=True,
+        marks=[board.cell_index(0, 0)],
+        colorbar_label="v*: 1 the stone wins (yellow swaps), 0 it loses",
+        title=f"side {board.side}: v* of every first move ({solved} of {board.num_cells} solved)",
+        figwidth=figwidth,
+    )
 
 
 def load_openings(side: int) -> dict:
