@@ -1,4 +1,6 @@
-"""Learned answers against the exact ones on small boards (BENCHMARKS.md, "Exact values").
+"""Learned answers checked against the exact ones on sides 4 and 5.
+
+The figures: docs/experiments/2026-12-03-exact-values.md.
 
     python scripts/check_learned.py claims                       # v* and the description's claim
     python scripts/check_learned.py cost                         # what side 6 would cost
