@@ -13,8 +13,9 @@ the members, their ratings with the calibration's 95% intervals, and how they we
 
 `calibrate_pool` makes one: a round robin of the members from the start set, random anchored
 at 0 (``python -m trapy_rl.eval.pool --side 10 random uct:200 uct:1000 uct:5000``), or a ladder
-(each member against the next two); with ``held`` it extends a pool, new members fitted with
-the old ones' ratings held (``--extend default uct:5000 mcts:pretrained:50 ...``).
+(each member against the next two, ``--ladder``) or a chain (the next one, ``--chain``); with
+``held`` it extends a pool, new members fitted with the old ones' ratings held
+(``--chain --extend default uct:5000 mcts:pretrained:50 ...``).
 
 `rate_against_pool` plays every member; `rate_adaptively` spends its games where they say the
 most, against the member nearest the agent's current estimate, and stops once the agent's
