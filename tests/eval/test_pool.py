@@ -71,7 +71,8 @@ def test_the_shipped_side_10_pool_loads_weakest_first_from_random_at_zero() -> N
         parse_agent(member.spec, board=Board(10))  # every member is a valid agent spec
     # The ladder of 2026-12-03 reaches above uct:5000 with the shipped net at fixed search.
     above = [m.spec for m in pool.members if m.elo > pool.ratings["uct:5000"]]
-    assert above[-3:] == ["mcts:pretrained:50", "mcts:pretrained:200", "mcts:pretrained:800"]
+    nets = ["mcts:pretrained:50", "mcts:pretrained:200", "mcts:pretrained:800"]
+    assert above[-4:] == [*nets, "mcts:pretrained:3200"]
     assert "--chain --extend default" in pool.note
 
 
