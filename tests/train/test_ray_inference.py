@@ -95,6 +95,7 @@ def test_gathered_answers_equal_each_process_calling_the_net(local_ray, random_p
         ray.kill(server)
 
 
+@pytest.mark.slow  # ~20 s of Ray workers; the answers' equality above runs in make test
 def test_one_process_plays_the_games_of_its_own_net(local_ray) -> None:
     """The same seeds, the same net: the games through the server are the games in-process."""
     net = fixed_net()
