@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import itertools
 import json
 import platform
 import subprocess
@@ -79,7 +80,8 @@ def _where(payload: dict) -> dict:
 def _train(run: Path, overrides: list[str], leg: dict, name: str) -> int:
     command = [str(Path(sys.executable).with_name("trapy-train")), *overrides]
     leg |= {
-        "command": " ".join(["trapy-train", *overrides]),
+        # The run folder as RUNS, as the legs are replayed with any --runs.
+        "command": " ".join(["trapy-train", *overrides]).replace(str(run.parent), "RUNS"),
         "commit": _commit(),
         "machine": f"{platform.machine()}, {platform.processor() or platform.system()}",
         "started": datetime.datetime.now().isoformat(timespec="seconds"),
@@ -137,6 +139,10 @@ def snapshot(name: str, runs: Path, every: float) -> None:
                 export_network(path, folder / target)
             mark = (where["cpu_hours"] // every + 1) * every
     legs = _legs(name)
+    # A leg stopped without a snapshot ended exactly where the next one began.
+    for leg, after in itertools.pairwise(legs):
+        if leg.get("to") is None and after.get("exact"):
+            leg["to"] = after["from"]
     if legs:
         legs[-1]["to"] = _where(newest)
         legs[-1]["ended"] = datetime.datetime.now().isoformat(timespec="seconds")
