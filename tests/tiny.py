@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 from pathlib import Path
 
 import torch
@@ -50,3 +52,28 @@ def write_tiny_run_checkpoint(
         step=iteration if step is None else step,
     )
     return write_run_checkpoint(Path(run) / "checkpoints", iteration, payload)
+
+
+def seeded_tiny_net(seed: int = 0) -> PolicyValueNet:
+    """A `TINY_NET` with the weights of ``torch.manual_seed(seed)``: the same net every call."""
+    torch.manual_seed(seed)
+    return PolicyValueNet(TINY_NET)
+
+
+@contextlib.contextmanager
+def loopback_ray(num_cpus: int):
+    """A local Ray of ``num_cpus`` logical CPUs on the loopback address only, shut at exit."""
+    import ray  # the ray extra, imported by the tests that need it
+
+    os.environ.setdefault("RAY_ACCEL_ENV_VAR_OVERRIDE_ON_ZERO", "0")
+    ray.init(
+        num_cpus=num_cpus,
+        include_dashboard=False,
+        configure_logging=False,
+        log_to_driver=False,
+        _node_ip_address="127.0.0.1",  # the loopback address only
+    )
+    try:
+        yield
+    finally:
+        ray.shutdown()

@@ -4,16 +4,14 @@ the games of its own net, and training runs with its actors served by it."""
 
 from __future__ import annotations
 
-import os
 import sys
 
 import numpy as np
 import pytest
-import torch
 
 ray = pytest.importorskip("ray", reason="the inference server needs the 'ray' extra")
 
-from tiny import TINY_NET  # noqa: E402
+from tiny import TINY_NET, loopback_ray, seeded_tiny_net  # noqa: E402
 
 from trapy_rl.game.board import Board  # noqa: E402
 from trapy_rl.game.planes import encode_planes  # noqa: E402
@@ -29,21 +27,8 @@ SIDE = 4
 
 @pytest.fixture(scope="module")
 def local_ray():
-    os.environ.setdefault("RAY_ACCEL_ENV_VAR_OVERRIDE_ON_ZERO", "0")
-    ray.init(
-        num_cpus=4,  # logical: three clients and the server, on this machine's cores
-        include_dashboard=False,
-        configure_logging=False,
-        log_to_driver=False,
-        _node_ip_address="127.0.0.1",  # the loopback address only
-    )
-    yield
-    ray.shutdown()
-
-
-def fixed_net() -> PolicyValueNet:
-    torch.manual_seed(0)
-    return PolicyValueNet(TINY_NET)
+    with loopback_ray(num_cpus=4):
+        yield
 
 
 def start_server(net: PolicyValueNet, num_clients: int, max_wait_s: float = 0.002):
@@ -70,7 +55,7 @@ ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
 
 def test_gathered_answers_equal_each_process_calling_the_net(local_ray, random_positions) -> None:
-    net = fixed_net()
+    net = seeded_tiny_net()
     own = NetEvaluator(net, device="cpu")
     server = start_server(net, num_clients=3, max_wait_s=0.5)
     try:
@@ -98,7 +83,7 @@ def test_gathered_answers_equal_each_process_calling_the_net(local_ray, random_p
 @pytest.mark.slow  # ~20 s of Ray workers; the answers' equality above runs in make test
 def test_one_process_plays_the_games_of_its_own_net(local_ray) -> None:
     """The same seeds, the same net: the games through the server are the games in-process."""
-    net = fixed_net()
+    net = seeded_tiny_net()
     server = start_server(net, num_clients=1)
     settings = SelfPlaySettings(num_games=6, temperature_moves=4, resign_min_moves=0)
     search = SearchSettings(num_simulations=6)

@@ -14,15 +14,14 @@ import time
 import numpy as np
 import psutil
 import pytest
-import torch
 
 ray = pytest.importorskip("ray", reason="the Ray backend needs the 'ray' extra")
 
-from tiny import TINY_NET  # noqa: E402
+from tiny import loopback_ray, seeded_tiny_net  # noqa: E402
 
 from trapy_rl.game.board import Board  # noqa: E402
 from trapy_rl.mcts.settings import SearchSettings  # noqa: E402
-from trapy_rl.nn import NetEvaluator, PolicyValueNet  # noqa: E402
+from trapy_rl.nn import NetEvaluator  # noqa: E402
 from trapy_rl.train.ray_selfplay import RaySelfPlay  # noqa: E402
 from trapy_rl.train.selfplay import SelfPlay  # noqa: E402
 from trapy_rl.train.settings import RaySettings, SelfPlaySettings  # noqa: E402
@@ -37,21 +36,8 @@ SETTINGS = SelfPlaySettings(
 
 @pytest.fixture(scope="module")
 def local_ray():
-    os.environ.setdefault("RAY_ACCEL_ENV_VAR_OVERRIDE_ON_ZERO", "0")
-    ray.init(
-        num_cpus=2,
-        include_dashboard=False,
-        configure_logging=False,
-        log_to_driver=False,
-        _node_ip_address="127.0.0.1",  # the loopback address only
-    )
-    yield
-    ray.shutdown()
-
-
-def fixed_net() -> PolicyValueNet:
-    torch.manual_seed(0)
-    return PolicyValueNet(TINY_NET)
+    with loopback_ray(num_cpus=2):
+        yield
 
 
 def backend(net, **changes) -> RaySelfPlay:
@@ -71,7 +57,7 @@ def records_until(play, games: int) -> list:
 
 def test_one_actor_plays_the_games_of_the_in_process_backend(local_ray) -> None:
     """Same net, same settings: game length, swap rate and blue's wins agree within noise."""
-    net = fixed_net()
+    net = seeded_tiny_net()
     local = SelfPlay(NetEvaluator(net), Board(SIDE), search=SEARCH, settings=SETTINGS, seed=[0])
     remote = backend(net)
     try:
@@ -95,7 +81,7 @@ def test_one_actor_plays_the_games_of_the_in_process_backend(local_ray) -> None:
 def test_requests_are_bounded_weights_put_once_a_version_and_samples_arrive_whole(
     local_ray,
 ) -> None:
-    remote = backend(fixed_net(), num_actors=2)
+    remote = backend(seeded_tiny_net(), num_actors=2)
     try:
         for i in range(4):
             result = remote.play(10, seed=[i])
@@ -111,7 +97,7 @@ def test_requests_are_bounded_weights_put_once_a_version_and_samples_arrive_whol
 
 
 def test_a_killed_actor_is_replaced_and_the_run_goes_on(local_ray) -> None:
-    remote = backend(fixed_net(), num_actors=2)
+    remote = backend(seeded_tiny_net(), num_actors=2)
     try:
         remote.play(10, seed=[0])
         pid = ray.get(remote.actors[0].pid.remote())
@@ -124,7 +110,7 @@ def test_a_killed_actor_is_replaced_and_the_run_goes_on(local_ray) -> None:
 
 
 def test_games_in_progress_go_into_checkpoints_and_come_back(local_ray) -> None:
-    remote = backend(fixed_net())
+    remote = backend(seeded_tiny_net())
     try:
         remote.play(5, seed=[0])
         state = remote.state_dict()
