@@ -135,3 +135,43 @@ def test_the_peer_benchmark_trains_counts_and_plays(tmp_path):
     budget = [json.loads(line) for line in (tmp_path / "run" / "budget.jsonl").open()]
     # 0.1 CPU-minutes is spent before the first step ends (start-up alone costs more): one step.
     assert len(budget) == 1 and budget[0]["cpu_seconds"] >= 6
+    rated = rate_openspiel(
+        f"agents=[openspiel-az:{tmp_path / 'run'}:{budget[0]['step']}:8]",
+        "baselines=[random]",
+        "mode=baselines",
+        "games=2",
+        "side=3",
+        f"out={tmp_path / 'eval'}",
+    )
+    assert rated.returncode == 0, rated.stdout[-3000:] + rated.stderr[-3000:]
+    ratings = json.loads((tmp_path / "eval" / "ratings.json").read_text())
+    assert f"openspiel-az:{tmp_path / 'run'}:1:8" in json.dumps(ratings)
+
+
+def rate_openspiel(*overrides: str) -> subprocess.CompletedProcess:
+    """``python -m benchmarks.peers.rate_openspiel OVERRIDES`` from the repository root."""
+    return subprocess.run(
+        [sys.executable, "-m", "benchmarks.peers.rate_openspiel", *overrides],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONWARNINGS": "ignore"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def test_an_openspiel_az_spec_without_its_checkpoint_is_one_line(tmp_path):
+    """The peer's agent kind names the missing checkpoint in one line, as every spec does."""
+    (tmp_path / "config.json").write_text("{}")
+    done = rate_openspiel(
+        f"agents=[openspiel-az:{tmp_path}:7:200]",
+        "baselines=[random]",
+        "mode=baselines",
+        f"out={tmp_path / 'eval'}",
+    )
+    assert done.returncode != 0
+    lines = done.stderr.strip().splitlines()
+    assert lines == [
+        f"trapy-eval: error: agent spec 'openspiel-az:{tmp_path}:7:200': {tmp_path} has no "
+        "checkpoint of step 7"
+    ]
