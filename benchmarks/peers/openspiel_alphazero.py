@@ -64,6 +64,8 @@ evaluators search):
     peer = agent(Path("outputs/peers/az-s0"), 30, simulations=200)
     board = Board(10)
     play_match(peer, parse_agent("uct:1000", board=board), num_games=40, board=board)
+
+and ``benchmarks/peers/rate_openspiel.py`` rates one on the pool with ``trapy-eval``'s settings.
 """
 
 from __future__ import annotations
