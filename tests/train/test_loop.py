@@ -169,7 +169,8 @@ def test_bad_configuration_is_named(tmp_path, make_config):
 
 
 def test_worker_processes_train_and_their_games_resume_only_with_workers(tmp_path, make_config):
-    run = train(make_config(tmp_path / "workers", iterations=2, **{"selfplay.num_workers": 2}))
+    run = train(make_config(tmp_path / "workers", iterations=2, clock="wall",
+                                 **{"selfplay.num_workers": 2}))  # fmt: skip
     saved = load_checkpoint(run.checkpoint)
     assert len(saved["selfplay"]["workers"]) == 2
     assert saved["counters"]["positions"] > 0 and saved["learner"]["step"] > 0
@@ -179,7 +180,7 @@ def test_worker_processes_train_and_their_games_resume_only_with_workers(tmp_pat
 
 @pytest.mark.slow
 def test_worker_processes_resume_exactly(tmp_path, make_config):
-    options = {"selfplay.num_workers": 2}
+    options = {"selfplay.num_workers": 2, "clock": "wall"}
     straight_and_resumed(tmp_path, make_config, iterations=2, split=1, **options)
 
 
@@ -352,6 +353,42 @@ def test_a_wall_clock_budget_stops_the_run_and_is_recorded(tmp_path, make_config
     assert checkpoint.minutes == pytest.approx(clock / 60)
 
 
+@pytest.mark.parametrize("clock", ["cpu", "wall"])
+def test_the_budget_counts_the_configured_clock(tmp_path, make_config, monkeypatch, clock):
+    """A machine slowed by other jobs: each iteration's wall clock jumps a minute while its
+    CPU time stays a fraction of a second. A 30-second budget on the CPU clock (the default)
+    lets all three iterations run; on the wall clock it ends the run after the first."""
+    import time as real_time
+
+    from trapy_rl.train import loop
+
+    class Slowed:
+        now = 0.0
+
+        @classmethod
+        def perf_counter(cls) -> float:
+            cls.now += 30.0  # read four times an iteration: 90 s of wall clock each
+            return cls.now
+
+        process_time = staticmethod(real_time.process_time)
+
+    monkeypatch.setattr(loop, "time", Slowed)
+    result = train(make_config(tmp_path, iterations=3, minutes=0.5, clock=clock))
+    assert result.iterations == (3 if clock == "cpu" else 1)
+    saved = load_checkpoint(result.checkpoint)["clock"]
+    assert saved["cpu_seconds"] < 30.0 < saved["seconds"]
+
+
+def test_a_clock_the_run_cannot_read_is_refused(make_config, tmp_path):
+    with pytest.raises(ValueError, match="clock must be cpu or wall, got 'sun'"):
+        make_config(tmp_path, clock="sun")
+    with pytest.raises(ValueError, match=r"set clock=wall with selfplay\.num_workers"):
+        make_config(tmp_path, minutes=1.0, **{"selfplay.num_workers": 2})
+    make_config(tmp_path, minutes=1.0, clock="wall", **{"selfplay.num_workers": 2})
+    untimed = {"curriculum.sides": [], "curriculum.until_minutes": [], "selfplay.num_workers": 2}
+    make_config(tmp_path, minutes=0.0, **untimed)  # no budget: no clock to read
+
+
 def test_a_worker_whose_learner_is_gone_leaves_quietly():
     """A worker reads EOF when the learner process dies: it must return, not print a
     traceback (run in its own process: the worker ignores SIGINT and SIGTERM)."""
@@ -396,7 +433,7 @@ def test_onnxruntime_runs_train_in_process_and_in_workers_across_a_change_of_boa
 ):
     pytest.importorskip("onnxruntime")
     options = {"onnxruntime": True, "curriculum.sides": [3], "curriculum.until": [1], **ITERATIONS}
-    for name, more in (("local", {}), ("workers", {"selfplay.num_workers": 2})):
+    for name, more in (("local", {}), ("workers", {"selfplay.num_workers": 2, "clock": "wall"})):
         run = train(make_config(tmp_path / name, iterations=2, **options, **more))
         saved = load_checkpoint(run.checkpoint)
         assert saved["side"] == 4 and saved["learner"]["step"] > 0

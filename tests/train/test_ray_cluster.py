@@ -169,6 +169,7 @@ def test_training_loses_a_node_mid_run_and_learns_on(cluster, make_config, tmp_p
         tmp_path,
         iterations=12,
         minutes=0.0,
+        clock="wall",
         logger={"name": "none", "progress": False},
         **{
             "selfplay.num_actors": 4,

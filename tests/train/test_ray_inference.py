@@ -106,6 +106,7 @@ def test_training_with_actors_served_by_one_server(local_ray, make_config, tmp_p
     cfg = make_config(
         tmp_path,
         iterations=3,
+        clock="wall",
         logger={"name": "none", "progress": False},
         **{
             "selfplay.num_actors": 2,
@@ -126,6 +127,7 @@ def test_a_gpu_learner_and_server_fed_by_cpu_actors(local_ray, make_config, tmp_
         tmp_path,
         iterations=3,
         device="cuda",
+        clock="wall",
         logger={"name": "none", "progress": False},
         **{
             "selfplay.num_actors": 2,

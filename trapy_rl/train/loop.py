@@ -4,7 +4,9 @@
 the composed Hydra config) and never imports Hydra. One iteration:
 
 The run stops after ``iterations``, or once its training clock reaches ``minutes`` (the way to
-compare training settings at equal wall-clock).
+compare training settings at equal time). The clock is ``clock``: by default this process's CPU
+time, which other jobs on the machine do not shorten, so a budget and the curriculum's stages
+give the same run on a loaded machine as on an idle one; or wall-clock.
 
 1. self-play: ``selfplay.moves_per_iteration`` searched moves in each of ``selfplay.num_games``
    games; finished games' positions go into the replay window;
@@ -122,6 +124,11 @@ class _Run:
     # The iteration the current self-play games began (0, or a curriculum's change of side).
     games_began: int = 0
 
+    @property
+    def clock(self) -> float:
+        """Seconds on the clock that ``minutes`` and the curriculum count (``cfg.clock``)."""
+        return self.cpu_seconds if self.cfg.clock == "cpu" else self.seconds
+
     def save(self, reason: str) -> Path:
         cfg, counters = self.cfg, self.counters
         payload = {
@@ -156,7 +163,7 @@ def train(cfg: TrainConfig) -> TrainResult:
                 run.selfplay.close()
                 raise
         reporter = Reporter(
-            run.run_dir, cfg, first_iteration=run.counters["iteration"], first_seconds=run.seconds
+            run.run_dir, cfg, first_iteration=run.counters["iteration"], first_seconds=run.clock
         )
         result = TrainResult(run_dir=run.run_dir, checkpoint=None, iterations=0)
         saved_at = run.counters["iteration"] if cfg.resume else -1
@@ -213,9 +220,10 @@ def train(cfg: TrainConfig) -> TrainResult:
 
 
 def _out_of_time(run: _Run) -> bool:
-    """The run's wall-clock budget (``minutes``, on the training clock) is spent."""
-    if run.cfg.minutes > 0 and run.seconds >= 60.0 * run.cfg.minutes:
-        print(f"stopping: {run.seconds / 60:.1f} training minutes reached", flush=True)
+    """The run's budget (``minutes`` on the training clock, ``clock``) is spent."""
+    if run.cfg.minutes > 0 and run.clock >= 60.0 * run.cfg.minutes:
+        kind = "CPU" if run.cfg.clock == "cpu" else "wall-clock"
+        print(f"stopping: {run.clock / 60:.1f} training {kind} minutes reached", flush=True)
         return True
     return False
 
@@ -339,7 +347,7 @@ def _iterate(run: _Run, reporter: Reporter) -> dict[str, float]:
     """One iteration: self-play, learning, evaluation when due, and its report."""
     cfg, counters = run.cfg, run.counters
     iteration = counters["iteration"]
-    side = cfg.curriculum.side_at(iteration, cfg.side, minutes=run.seconds / 60)
+    side = cfg.curriculum.side_at(iteration, cfg.side, minutes=run.clock / 60)
     if side != run.board.side:
         _set_side(run, side)
         if run.resign is not None:  # the new board's games start at the configured threshold
@@ -382,7 +390,7 @@ def _iterate(run: _Run, reporter: Reporter) -> dict[str, float]:
     run.seconds += metrics["perf/iteration_s"]
     run.cpu_seconds += time.process_time() - cpu_started
     metrics["perf/cpu_hours"] = run.cpu_seconds / 3600
-    reporter.log(metrics, counters, run.seconds)
+    reporter.log(metrics, counters, run.clock)
     since = counters["iteration"] - run.games_began
     if since > games_settle_iterations(run.board, cfg.selfplay.moves_per_iteration):
         reporter.warn(collapse_warnings(metrics, run.board), counters["iteration"])

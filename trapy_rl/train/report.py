@@ -42,8 +42,8 @@ class Reporter:
         run_dir: the run folder; event files go into its ``tensorboard/``.
         cfg: the run's configuration.
         first_iteration: the iteration this process starts at (after a resume), for the ETA.
-        first_seconds: the training clock it starts at; with a budget of ``minutes`` the
-            progress bar counts training minutes, else iterations.
+        first_seconds: the training clock (``cfg.clock``) it starts at; with a budget of
+            ``minutes`` the progress bar counts that clock's minutes, else iterations.
     """
 
     def __init__(
@@ -69,16 +69,18 @@ class Reporter:
         self.bar = None
         if cfg.logger.progress and first_iteration < cfg.iterations:
             if self.budget > 0:  # the clock ends the run: count its minutes
+                unit = "CPU min" if cfg.clock == "cpu" else "min"
                 self.bar = tqdm(
                     total=cfg.minutes, initial=min(first_seconds / 60, cfg.minutes),
                     desc="training", bar_format="{desc}: {percentage:3.0f}%|{bar}| "
-                    "{n:.1f}/{total:.1f} min [{elapsed}<{remaining}{postfix}]",
+                    "{n:.1f}/{total:.1f} " + unit + " [{elapsed}<{remaining}{postfix}]",
                 )  # fmt: skip
             else:
                 self.bar = tqdm(
                     total=cfg.iterations, initial=first_iteration, unit="it", desc="training"
                 )
         self._started, self._first = time.perf_counter(), first_iteration
+        self._first_clock = first_seconds
         self._warned: dict[str, int] = {}  # warning kind -> the iteration last shown
 
     @staticmethod
@@ -107,17 +109,19 @@ class Reporter:
 
     def log(self, metrics: dict[str, float], counters: dict[str, Any], seconds: float) -> None:
         """Write ``metrics`` at step ``counters["iteration"]`` and advance the progress;
-        ``seconds`` is the training clock (the ETA counts down a wall-clock budget too)."""
+        ``seconds`` is the training clock; the ETA (wall-clock) counts down a budget too, at
+        the rate the clock has run in this process (CPU time runs slower on a loaded machine)."""
         step = counters["iteration"]
         if self.writer is not None:
             for tag, value in metrics.items():
                 if value is not None and not (isinstance(value, float) and math.isnan(value)):
                     self.writer.add_scalar(tag, value, step)
             self.writer.flush()
-        per_iteration = (time.perf_counter() - self._started) / max(1, step - self._first)
-        eta = per_iteration * (self.total - step)
+        elapsed = time.perf_counter() - self._started
+        eta = elapsed / max(1, step - self._first) * (self.total - step)
         if self.budget > 0:
-            eta = min(eta, max(0.0, self.budget - seconds))
+            wall_per_clock = elapsed / max(seconds - self._first_clock, 1e-9)
+            eta = min(eta, max(0.0, self.budget - seconds) * wall_per_clock)
         line = _summary_line(counters, metrics, self.total, eta)
         if self.bar is not None:
             self.bar.set_postfix_str(line, refresh=False)

@@ -63,6 +63,7 @@ LOGGERS = ("tensorboard", "none")
 # Caps on the counts a run allocates by: far above any run here, checked before the memory the
 # whole run holds (`TrainConfig.memory`) is counted from them.
 MAX_GAMES = 65_536  # selfplay.num_games (each actor's, with Ray)
+CLOCKS = ("cpu", "wall")  # TrainConfig.clock
 MAX_PROCESSES = 1_024  # selfplay.num_workers, selfplay.num_actors
 MAX_BATCH = 65_536  # optim.batch_size
 MAX_SIMULATIONS = 1_000_000  # mcts.num_simulations, selfplay.cheap_num_simulations
@@ -375,7 +376,13 @@ class TrainConfig:
     side: int = 10
     seed: int = 0
     iterations: int = 100_000
-    minutes: float = 8.0  # > 0: also stop once training has run this long (wall-clock)
+    minutes: float = 8.0  # > 0: also stop once the training clock reaches this many minutes
+    # The training clock that ``minutes`` and the curriculum's ``until_minutes`` count: "cpu",
+    # this process's CPU time (all its threads), which a machine slowed by other jobs does not
+    # shorten, so a budget gives the same run on a loaded machine; or "wall", seconds of the
+    # clock on the wall (the one for a GPU, self-play workers or Ray actors, whose work this
+    # process's CPU time does not count).
+    clock: str = "cpu"
     device: str = "cpu"
     bf16: bool = False
     compile: bool = False  # self-play's net through torch.compile (`NetEvaluator`)
@@ -410,6 +417,14 @@ class TrainConfig:
         _check(p, "iterations", self.iterations >= 0, ">= 0", self.iterations)
         _check(p, "minutes", self.minutes >= 0 and math.isfinite(self.minutes), "finite and >= 0",
                self.minutes)  # fmt: skip
+        _check(p, "clock", self.clock in CLOCKS, " or ".join(CLOCKS), self.clock)
+        timed = self.minutes > 0 or bool(self.curriculum.until_minutes)
+        elsewhere = self.selfplay.num_workers or self.selfplay.num_actors  # other processes
+        if timed and self.clock == "cpu" and elsewhere:
+            p.append(
+                "clock=cpu counts this process's CPU time, not its self-play workers' or actors': "
+                "set clock=wall with selfplay.num_workers or selfplay.num_actors"
+            )
         _check(p, "threads", 0 <= self.threads <= MAX_PROCESSES, f"between 0 and {MAX_PROCESSES}",
                self.threads)  # fmt: skip
         _check(p, "device", _is_device(self.device), DEVICES, self.device)
