@@ -7,7 +7,7 @@ import pytest
 from matplotlib.axes import Axes
 
 from trapy_rl.eval.elo import fit_elo
-from trapy_rl.eval.report import plot_elo_curve
+from trapy_rl.eval.report import plot_elo_curve, plot_rating_curves
 
 
 @pytest.mark.parametrize(
@@ -22,3 +22,25 @@ def test_the_y_label_names_the_scale(tmp_path, monkeypatch, fixed, label):
     ratings = fit_elo(names, wins, fixed=fixed)
     plot_elo_curve(ratings, [("a", 1), ("b", 2)], tmp_path / "curve.png", baselines=["uct:100"])
     assert labels and labels[0].startswith(label)
+
+
+def test_several_runs_share_one_scale_and_the_references_are_drawn(tmp_path, monkeypatch):
+    drawn, lines = [], []
+    errorbar, axhline = Axes.errorbar, Axes.axhline
+
+    def recorded_errorbar(self, x, y, **kw):
+        drawn.append((list(x), kw))
+        return errorbar(self, x, y, **kw)
+
+    def recorded_axhline(self, y, **kw):
+        lines.append(y)
+        return axhline(self, y, **kw)
+
+    monkeypatch.setattr(Axes, "errorbar", recorded_errorbar)
+    monkeypatch.setattr(Axes, "axhline", recorded_axhline)
+    curves = {"tiny": [(1.0, 2460.0, 2371.0, 2549.0), (0.5, 2297.0, 2208.0, 2386.0)],
+              "small": [(0.7, 2200.0, 2100.0, 2300.0)]}  # fmt: skip
+    path = plot_rating_curves(curves, tmp_path / "curves.png", references={"uct:5000": 1753.0})
+    assert path.stat().st_size > 0
+    assert [(x, kw["label"]) for x, kw in drawn] == [([0.5, 1.0], "tiny"), ([0.7], "small")]
+    assert lines == [1753.0]

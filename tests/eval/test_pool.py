@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import numpy as np
 import pytest
 from tiny import write_tiny_checkpoint
 
-from trapy_rl.eval.pool import Pool, calibrate_pool, load_pool, rate_against_pool
+from trapy_rl.eval.pool import (
+    Pool,
+    PoolMember,
+    _summed,
+    calibrate_pool,
+    load_pool,
+    pool_rating,
+    rate_against_pool,
+    rating_from_cache,
+)
 from trapy_rl.game import Board
 
 BOARD = Board(3)
@@ -42,6 +52,30 @@ def test_an_agent_is_rated_with_the_pool_held(pool, tmp_path) -> None:
     assert again.played == 0 and np.allclose(again.ratings.ratings, result.ratings.ratings)
     with pytest.raises(ValueError, match="pool members"):
         rate_against_pool(["uct:4"], pool, board=BOARD, num_games=2)
+
+
+def test_a_rating_is_refitted_from_the_cache_alone(pool, tmp_path) -> None:
+    """Steps of two seeds sum into one match per member, matches with non-members are left
+    out, and a checkpoint rewritten since the games has no cached rating."""
+    checkpoint = write_tiny_checkpoint(tmp_path / "net.pt", side=3)
+    spec, cache = f"mcts:{checkpoint}:8,device=cpu", tmp_path / "cache.jsonl"
+    played = [
+        rate_against_pool(
+            [spec], pool.select(members), board=BOARD, num_games=4, seed=seed, cache_path=cache
+        ).matches
+        for members, seed in ((["uct:4"], 0), (["uct:4", "uct:40"], 1))
+    ]
+    stranger = dataclasses.replace(pool, members=(PoolMember("uct:9", 100.0, 50.0, 150.0),))
+    rate_against_pool([spec], stranger, board=BOARD, num_games=2, cache_path=cache)
+    (a,), (b, c) = played
+    expected = pool_rating({"uct:4": _summed(a, b), "uct:40": c}, pool)
+    refitted = rating_from_cache(spec, pool, cache)
+    assert refitted.names == expected.names
+    assert np.allclose(refitted.ratings, expected.ratings)
+    assert np.allclose(refitted.upper, expected.upper)
+    assert rating_from_cache("uct:9", pool, cache) is None
+    write_tiny_checkpoint(checkpoint, side=3, seed=1)  # another net under the same name
+    assert rating_from_cache(spec, pool, cache) is None
 
 
 def test_pool_files_round_trip_and_bad_ones_are_named(pool, tmp_path) -> None:

@@ -125,6 +125,7 @@ class ResultCache:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self._results: dict[str, MatchResult] = {}
+        self._keys: dict[str, dict] = {}  # the same keys, as dicts
         if self.path.exists():
             self._read()
 
@@ -139,7 +140,8 @@ class ResultCache:
                     result = MatchResult(
                         **{k: v for k, v in entry["result"].items() if k in fields}
                     )
-                    self._results[_key_text(entry["key"])] = result
+                    text = _key_text(entry["key"])
+                    self._results[text], self._keys[text] = result, entry["key"]
                 except (json.JSONDecodeError, KeyError, TypeError) as error:
                     warnings.warn(
                         f"{self.path}:{number}: skipping an unreadable cache line "
@@ -173,10 +175,32 @@ class ResultCache:
             key: from `match_key`.
             result: the match, agent a = ``key["spec_a"]``.
         """
-        self._results[_key_text(key)] = result
+        self._results[_key_text(key)], self._keys[_key_text(key)] = result, key
         self.path.parent.mkdir(parents=True, exist_ok=True)
         line = json.dumps({"key": key, "result": dataclasses.asdict(result)})
         with self.path.open("a", encoding="utf-8") as out:
             out.write(line + "\n")
             out.flush()
             os.fsync(out.fileno())
+
+    def matches_of(self, spec: str, *, side: int) -> list[MatchResult]:
+        """Every stored match of ``spec`` on side ``side`` whose checkpoint files are still
+        the ones played (their sha256 as keyed), agent a = ``spec``: what a rating can be
+        refitted from without playing (`trapy_rl.eval.pool.rating_from_cache`).
+
+        Raises:
+            CheckpointError: when a network spec of a stored match names no existing file.
+        """
+        found, digests = [], {}
+        for text, key in self._keys.items():
+            if key.get("side") != side or spec not in (key["spec_a"], key["spec_b"]):
+                continue
+            files = key.get("files", {})
+            for name in files:
+                if name not in digests:
+                    digests[name] = _files_of(name).get(name)
+            if any(digests[name] != digest for name, digest in files.items()):
+                continue  # a file rewritten since: its matches are not this agent's
+            result = self._results[text]
+            found.append(result if key["spec_a"] == spec else flip_result(result))
+        return found

@@ -39,7 +39,7 @@ import numpy as np
 
 from trapy_rl.errors import ArgumentParser, reported
 from trapy_rl.eval.arena import MatchResult
-from trapy_rl.eval.cache import flip_result
+from trapy_rl.eval.cache import ResultCache, flip_result
 from trapy_rl.eval.elo import EloRatings, fit_elo
 from trapy_rl.eval.report import plot_ladder
 from trapy_rl.eval.starts import load_starts
@@ -57,6 +57,7 @@ __all__ = [
     "rate_adaptively",
     "rate_against_pool",
     "rate_each_adaptively",
+    "rating_from_cache",
 ]
 
 _FILE = "pool_side{side}.json"
@@ -283,6 +284,24 @@ def pool_rating(matches: Mapping[str, MatchResult], pool: Pool) -> EloRatings:
         wins[m, i] = matches[spec].wins
         wins[i, m] = matches[spec].games - matches[spec].wins
     return fit_elo([*members, "agent"], wins, fixed=pool.ratings)
+
+
+def rating_from_cache(spec: str, pool: Pool, cache_path: str | Path) -> EloRatings | None:
+    """The rating of ``spec`` refitted, without playing, from its matches in a match cache
+    against the pool's members (summed over seeds; matches with others are left out): a
+    rating made on an earlier calibration moved onto the current one.
+
+    Returns:
+        The fit, the agent last (as `pool_rating`); None when the cache holds no match of
+        ``spec`` against a member.
+    """
+    matches: dict[str, MatchResult] = {}
+    members = pool.ratings
+    for match in ResultCache(cache_path).matches_of(spec, side=pool.side):
+        if match.agent_b in members:
+            earlier = matches.get(match.agent_b)
+            matches[match.agent_b] = match if earlier is None else _summed(earlier, match)
+    return pool_rating(matches, pool) if matches else None
 
 
 @dataclasses.dataclass(frozen=True)

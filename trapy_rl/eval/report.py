@@ -11,7 +11,7 @@ import contextlib
 import csv
 import dataclasses
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -32,6 +32,7 @@ __all__ = [
     "baseline_table",
     "plot_elo_curve",
     "plot_ladder",
+    "plot_rating_curves",
     "plot_win_rates",
     "write_baseline_csv",
     "write_tournament",
@@ -174,6 +175,48 @@ def plot_elo_curve(
         axes.set_ylabel(f"Elo ({scale}), {level} intervals")
         axes.set_title(title or f"Elo against {x_label.split(' (')[0]}")
         axes.grid(alpha=0.3)
+    return path
+
+
+def plot_rating_curves(
+    curves: Mapping[str, Sequence[tuple[float, float, float, float]]],
+    path: str | Path,
+    *,
+    references: Mapping[str, float] | None = None,
+    title: str = "Elo against training time",
+    x_label: str = "CPU-hours of training",
+) -> Path:
+    """Several runs' strength on one scale (a pool's), each a line through its rated points
+    with their 95% intervals as error bars; a PNG file.
+
+    Args:
+        curves: {run name: [(x, elo, low, high)]}, the points in any order.
+        path: the PNG to write.
+        references: {label: Elo} drawn as dashed horizontal lines (the pool's members near
+            the curves, say).
+        title: the plot's title.
+        x_label: what x is.
+
+    Returns:
+        The path written.
+    """
+    path = Path(path)
+    with _plot_file(path) as axes:
+        for name, points in curves.items():
+            x, elo, low, high = (np.array(v, dtype=np.float64) for v in zip(*sorted(points)))
+            axes.errorbar(x, elo, yerr=[elo - low, high - elo], fmt="o-", capsize=3, label=name)
+        for label, elo in (references or {}).items():
+            axes.axhline(elo, color="grey", linestyle="--", linewidth=0.8)
+            axes.annotate(label, (0.99, elo), xycoords=("axes fraction", "data"),
+                          textcoords="offset points", xytext=(0, 2), ha="right",
+                          color="grey", fontsize=7)  # fmt: skip
+        axes.set_xlabel(x_label)
+        axes.set_ylabel("Elo on the pool (random = 0), 95% intervals")
+        axes.set_title(title)
+        axes.grid(alpha=0.3)
+        bottom, top = axes.get_ylim()
+        axes.set_ylim(bottom, top + 0.05 * (top - bottom))  # room for the top line's label
+        axes.legend(fontsize=8, loc="upper left")
     return path
 
 
