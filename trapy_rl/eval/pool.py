@@ -15,7 +15,7 @@ the members, their ratings with the calibration's 95% intervals, and how they we
 at 0 (``python -m trapy_rl.eval.pool --side 10 random uct:200 uct:1000 uct:5000``), or a ladder
 (each member against the next two, ``--ladder``) or a chain (the next one, ``--chain``); with
 ``held`` it extends a pool, new members fitted with the old ones' ratings held
-(``--chain --extend default uct:5000 mcts:pretrained:50 ...``).
+(``--chain --extend default uct:5000 mcts:pool_a:50 ...``).
 
 `rate_against_pool` plays every member; `rate_adaptively` spends its games where they say the
 most, against the member nearest the agent's current estimate, and stops once the agent's
@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib.resources
+import itertools
 import json
 import platform
 from collections.abc import Mapping, Sequence
@@ -50,6 +51,7 @@ __all__ = [
     "AdaptiveRating",
     "AdaptiveSettings",
     "Pool",
+    "PoolMatch",
     "PoolMember",
     "calibrate_pool",
     "load_pool",
@@ -75,6 +77,16 @@ class PoolMember:
 
 
 @dataclasses.dataclass(frozen=True)
+class PoolMatch:
+    """One match of a pool's calibration: ``a`` won ``wins`` of ``games`` against ``b``."""
+
+    a: str
+    b: str
+    games: int
+    wins: int
+
+
+@dataclasses.dataclass(frozen=True)
 class Pool:
     """The members of a side's pool and how they were rated.
 
@@ -84,6 +96,7 @@ class Pool:
         games: games per pair in the calibration.
         seed: the calibration's tournament seed.
         note: how, when and where it was measured.
+        matches: the calibration's matches (of pools calibrated since they were recorded).
     """
 
     side: int
@@ -91,6 +104,22 @@ class Pool:
     games: int
     seed: int
     note: str
+    matches: tuple[PoolMatch, ...] = ()
+
+    def neighbour_scores(self) -> list[tuple[str, str, float | None]]:
+        """For each pair of members adjacent in rating, (weaker, stronger, the stronger's
+        measured score against the weaker), None where they did not meet: what says whether
+        each gap of the ladder is measured (scores well inside 0 and 1) or a convention."""
+        scores = []
+        for weaker, stronger in itertools.pairwise(self.members):
+            games = wins = 0
+            for match in self.matches:
+                if (match.a, match.b) == (stronger.spec, weaker.spec):
+                    games, wins = games + match.games, wins + match.wins
+                elif (match.a, match.b) == (weaker.spec, stronger.spec):
+                    games, wins = games + match.games, wins + match.games - match.wins
+            scores.append((weaker.spec, stronger.spec, wins / games if games else None))
+        return scores
 
     @property
     def ratings(self) -> dict[str, float]:
@@ -126,6 +155,7 @@ class Pool:
                 games=int(data["games"]),
                 seed=int(data["seed"]),
                 note=str(data.get("note", "")),
+                matches=tuple(PoolMatch(**match) for match in data.get("matches", ())),
             )
         except (KeyError, TypeError, ValueError) as error:
             raise ValueError(f"{source}: not a rating pool ({error})") from None
@@ -216,9 +246,13 @@ def calibrate_pool(
                 high=round(float(ratings.upper[i]), 1),
             )
     ordered = tuple(sorted(members.values(), key=lambda member: member.elo))
+    played = tuple(PoolMatch(m.agent_a, m.agent_b, m.games, m.wins) for m in result.matches)
     if held is not None:
         note = f"{held.note} Extended: {note}"
-    pool = Pool(side=board.side, members=ordered, games=num_games, seed=seed, note=note)
+        played = held.matches + played
+    pool = Pool(
+        side=board.side, members=ordered, games=num_games, seed=seed, note=note, matches=played
+    )
     return pool, result
 
 

@@ -40,8 +40,9 @@ __all__ = [
 
 
 @contextlib.contextmanager
-def _plot_file(path: Path) -> Iterator[Axes]:
-    """Axes of a 7x4.5-inch figure, saved to ``path`` (PNG, 120 dpi) and closed on exit."""
+def _plot_file(path: Path, width: float = 7.0) -> Iterator[Axes]:
+    """Axes of a ``width`` x 4.5-inch figure, saved to ``path`` (PNG, 120 dpi) and closed on
+    exit."""
     # matplotlib only when drawing (slow to import)
     import matplotlib
 
@@ -49,7 +50,7 @@ def _plot_file(path: Path) -> Iterator[Axes]:
     # matplotlib only when drawing (slow to import)
     import matplotlib.pyplot as plt
 
-    figure, axes = plt.subplots(figsize=(7, 4.5), layout="constrained")
+    figure, axes = plt.subplots(figsize=(width, 4.5), layout="constrained")
     try:
         yield axes
         figure.savefig(path, dpi=120)
@@ -75,7 +76,7 @@ def plot_ladder(ratings: EloRatings, path: str | Path, *, title: str | None = No
     held = np.array([i in ratings.fixed for i in order], dtype=bool)  # [M]
     below, above = elo - ratings.lower[order], ratings.upper[order] - elo
     path = Path(path)
-    with _plot_file(path) as axes:
+    with _plot_file(path, width=max(7.0, 0.33 * len(order))) as axes:  # a long ladder: wider
         for mask, marker, label in ((~held, "o", "fitted"), (held, "s", "held")):
             if mask.any():
                 axes.errorbar(
@@ -95,9 +96,9 @@ def plot_ladder(ratings: EloRatings, path: str | Path, *, title: str | None = No
                     f"{ratings.wins[strong, weak] / games:.0%}",
                     ((k + 0.5), (elo[k] + elo[k + 1]) / 2),
                     ha="right",
-                    fontsize=8,
+                    fontsize=7,
                 )
-        axes.set_xticks(x, [ratings.names[i] for i in order], rotation=30, ha="right", fontsize=7)
+        axes.set_xticks(x, [ratings.names[i] for i in order], rotation=40, ha="right", fontsize=7)
         axes.set_ylabel("Elo (random = 0), 95% intervals")
         axes.set_title(title or "rating ladder: the stronger neighbour's score on each gap")
         axes.grid(True, alpha=0.3)
