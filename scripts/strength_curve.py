@@ -32,9 +32,11 @@ SIDE = 10
 
 
 def _nets(names: list[str]) -> list[tuple[str, Path]]:
-    """(run name, net file) of each kept net of the runs (all runs when none are named)."""
+    """(run name, net file) of each kept side-10 net of the runs (all runs when none are
+    named); nets of a curriculum's smaller boards are left out."""
     names = names or sorted(p.name for p in LONG_RUNS.iterdir() if p.is_dir())
-    return [(name, net) for name in names for net in sorted((LONG_RUNS / name).glob("net_it*.pt"))]
+    nets = [(name, net) for name in names for net in sorted((LONG_RUNS / name).glob("net_it*.pt"))]
+    return [(name, net) for name, net in nets if load_checkpoint(net)["side"] == SIDE]
 
 
 def _where(net: Path) -> tuple[int, float]:
