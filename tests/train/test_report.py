@@ -87,3 +87,18 @@ def test_closing_matches_played_again_at_the_last_step_are_logged_once(tmp_path)
     again.close()
     assert_each_point_once(tmp_path)
     assert Counter(logged_points(tmp_path / "tensorboard"))[(tag, 3)] == 1
+
+
+def test_a_resumed_runs_event_file_sorts_after_the_ones_it_continues(tmp_path):
+    """TensorBoard reads event files in name order, the name beginning with its second: a
+    file made in the same second as the last one could sort first (its counter 10 before
+    9), and the earlier file's points would then discard the new ones as out of order."""
+    first = reporter(tmp_path, first_iteration=0)
+    log(first, range(1, 3), value=0.0)
+    first.close()
+    resumed = reporter(tmp_path, first_iteration=2)
+    log(resumed, range(3, 5), value=100.0)
+    resumed.close()
+    names = sorted(p.name for p in (tmp_path / "tensorboard").glob("*tfevents*"))
+    assert len(names) == 2 and int(names[0].split(".")[3]) < int(names[1].split(".")[3])
+    assert accumulated(tmp_path) == {1: [1.0], 2: [2.0], 3: [103.0], 4: [104.0]}

@@ -8,9 +8,9 @@ before the file is used, and the file is an ordinary checkpoint, read with
 ``torch.load(..., weights_only=True)`` and its own checks like any other.
 
 ``pretrained`` and ``pretrained_seed1`` are the nets to play and study, replaced when stronger
-ones ship. ``pool_a``, ``pool_b``, ... are the side-10 rating pool's own nets
-(`trapy_rl.eval.pool`): names that never move, so that shipping a net does not move the
-pool's scale.
+ones ship. ``pool_a``, ``pool_b``, ... (``"pool": true`` in the manifest) are the side-10
+rating pool's own nets (`trapy_rl.eval.pool`), not offered as players: names that never move,
+so that shipping a net does not move the pool's scale.
 
 A path that exists wins over a shipped name: ``net:pretrained`` in a folder holding a
 ``pretrained`` run folder plays that run.

@@ -64,6 +64,7 @@ class Reporter:
             # purge_step marks the restart for TensorBoard too.
             log_dir = run_dir / "tensorboard"
             self._kept_at_start = prune_events(log_dir, first_iteration)
+            _wait_to_sort_last(log_dir)
             self.writer = SummaryWriter(log_dir=str(log_dir), purge_step=first_iteration + 1)
             print(f"  tensorboard: tensorboard --logdir {run_dir / 'tensorboard'}", flush=True)
         self.bar = None
@@ -164,6 +165,19 @@ class Reporter:
             self.writer.close()
             print(f"logs: tensorboard --logdir {self.writer.log_dir}", flush=True)
             self.writer = None
+
+
+def _wait_to_sort_last(log_dir: Path) -> None:
+    """Wait out the second of the newest event file in ``log_dir``, if it is this one.
+
+    TensorBoard reads a folder's event files in name order, and a name begins with the second
+    it was made (``events.out.tfevents.SECOND.HOST.PID.COUNTER``). A run resumed within that
+    second would tie, broken by the pid and a counter, where 10 sorts before 9: its points
+    would be read first and the earlier file's would then discard them as out of order."""
+    seconds = [int(p.name.split(".")[3]) for p in _event_files(log_dir) if p.name.count(".") >= 3
+               and p.name.split(".")[3].isdigit()]  # fmt: skip
+    if seconds:
+        time.sleep(max(0.0, max(seconds) + 1 - time.time()))
 
 
 def _event_files(log_dir: Path) -> list[Path]:

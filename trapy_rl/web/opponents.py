@@ -80,7 +80,10 @@ def presets() -> list[dict[str, object]]:
     default first."""
     found = [{"spec": DEFAULT_AGENT, "label": "the shipped net, 200 simulations", "side": 10}]
     for name in pretrained_names():
-        side = pretrained_info(name)["side"]
+        info = pretrained_info(name)
+        if info.get("pool"):  # the rating pool's yardsticks, not nets to offer as players
+            continue
+        side = info["side"]
         for spec, label in _STRENGTHS:
             spec = spec.format(name=name)
             if spec != DEFAULT_AGENT:
