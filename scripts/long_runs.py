@@ -68,7 +68,8 @@ def _write_legs(name: str, legs: list[dict]) -> None:
     (folder / "legs.json").write_text(json.dumps(legs, indent=1) + "\n")
 
 
-def _where(payload: dict) -> dict:
+def where(payload: dict) -> dict:
+    """Where a checkpoint stands: its iteration, CPU-hours and hours of training clock."""
     clock = payload.get("clock") or {}
     return {
         "iteration": int(payload["counters"]["iteration"]),
@@ -106,8 +107,8 @@ def resume(name: str, runs: Path, overrides: list[str]) -> int:
     latest = run / CHECKPOINT_DIR / "latest.pt"
     if not begin.is_file() and not latest.is_file():
         raise SystemExit(f"long_runs: {name}: neither {begin} nor {latest}: start it")
-    committed = _where(load_checkpoint(begin)) if begin.is_file() else None
-    here = _where(load_checkpoint(latest)) if latest.is_file() else None
+    committed = where(load_checkpoint(begin)) if begin.is_file() else None
+    here = where(load_checkpoint(latest)) if latest.is_file() else None
     if here is not None and (committed is None or here["iteration"] >= committed["iteration"]):
         return _train(run, [f"resume={run}", *overrides], {"from": here, "exact": True}, name)
     # Another machine: a new run folder from the committed start.
@@ -132,22 +133,22 @@ def snapshot(name: str, runs: Path, every: float) -> None:
     kept = {p.name for p in folder.glob("net_*.pt")}
     mark = 0.0
     for path in checkpoints:
-        where = _where(load_checkpoint(path))
-        if where["cpu_hours"] >= mark:
-            target = f"net_it{where['iteration']:06d}.pt"
+        stands = where(load_checkpoint(path))
+        if stands["cpu_hours"] >= mark:
+            target = f"net_it{stands['iteration']:06d}.pt"
             if target not in kept:
                 export_network(path, folder / target)
-            mark = (where["cpu_hours"] // every + 1) * every
+            mark = (stands["cpu_hours"] // every + 1) * every
     legs = _legs(name)
     # A leg stopped without a snapshot ended exactly where the next one began.
     for leg, after in itertools.pairwise(legs):
         if leg.get("to") is None and after.get("exact"):
             leg["to"] = after["from"]
     if legs:
-        legs[-1]["to"] = _where(newest)
+        legs[-1]["to"] = where(newest)
         legs[-1]["ended"] = datetime.datetime.now().isoformat(timespec="seconds")
         _write_legs(name, legs)
-    print(f"{name}: start.pt at {_where(newest)}; nets: {len(list(folder.glob('net_*.pt')))}")
+    print(f"{name}: start.pt at {where(newest)}; nets: {len(list(folder.glob('net_*.pt')))}")
 
 
 def main(argv: list[str] | None = None) -> int:

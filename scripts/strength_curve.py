@@ -20,6 +20,8 @@ import sys
 import time
 from pathlib import Path
 
+from long_runs import where  # this folder's script: the legs' bookkeeping
+
 from trapy_rl.eval.pool import load_pool, rate_adaptively, rating_from_cache
 from trapy_rl.eval.report import plot_rating_curves
 from trapy_rl.game.board import Board
@@ -37,12 +39,6 @@ def _nets(names: list[str]) -> list[tuple[str, Path]]:
     names = names or sorted(p.name for p in LONG_RUNS.iterdir() if p.is_dir())
     nets = [(name, net) for name in names for net in sorted((LONG_RUNS / name).glob("net_it*.pt"))]
     return [(name, net) for name, net in nets if load_checkpoint(net)["side"] == SIDE]
-
-
-def _where(net: Path) -> tuple[int, float]:
-    """The net's training iteration and CPU-hours."""
-    payload = load_checkpoint(net)
-    return int(payload["counters"]["iteration"]), payload["clock"]["cpu_seconds"] / 3600
 
 
 def rate(names: list[str], simulations: int, target: float) -> None:
@@ -70,7 +66,8 @@ def draw(names: list[str], simulations: int, plot: Path | None) -> None:
         fit = rating_from_cache(spec, pool, CACHE)
         if fit is None:
             continue
-        iteration, hours = _where(net)
+        stands = where(load_checkpoint(net))
+        iteration, hours = stands["iteration"], stands["cpu_hours"]
         elo, low, high = (float(v[-1]) for v in (fit.ratings, fit.lower, fit.upper))
         games = int(fit.games[-1])
         print(f"| {name} | {iteration} | {hours:.2f} | {elo:.0f} [{low:.0f}, {high:.0f}] | "
