@@ -125,7 +125,6 @@ class ResultCache:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self._results: dict[str, MatchResult] = {}
-        self._keys: dict[str, dict] = {}  # the same keys, as dicts
         if self.path.exists():
             self._read()
 
@@ -140,8 +139,7 @@ class ResultCache:
                     result = MatchResult(
                         **{k: v for k, v in entry["result"].items() if k in fields}
                     )
-                    text = _key_text(entry["key"])
-                    self._results[text], self._keys[text] = result, entry["key"]
+                    self._results[_key_text(entry["key"])] = result
                 except (json.JSONDecodeError, KeyError, TypeError) as error:
                     warnings.warn(
                         f"{self.path}:{number}: skipping an unreadable cache line "
@@ -175,7 +173,7 @@ class ResultCache:
             key: from `match_key`.
             result: the match, agent a = ``key["spec_a"]``.
         """
-        self._results[_key_text(key)], self._keys[_key_text(key)] = result, key
+        self._results[_key_text(key)] = result
         self.path.parent.mkdir(parents=True, exist_ok=True)
         line = json.dumps({"key": key, "result": dataclasses.asdict(result)})
         with self.path.open("a", encoding="utf-8") as out:
@@ -191,16 +189,13 @@ class ResultCache:
         Raises:
             CheckpointError: when a network spec of a stored match names no existing file.
         """
-        found, digests = [], {}
-        for text, key in self._keys.items():
+        found = []
+        for text, result in self._results.items():
+            key = json.loads(text)  # the key, from its canonical text
             if key.get("side") != side or spec not in (key["spec_a"], key["spec_b"]):
                 continue
-            files = key.get("files", {})
-            for name in files:
-                if name not in digests:
-                    digests[name] = _files_of(name).get(name)
-            if any(digests[name] != digest for name, digest in files.items()):
+            files = key.get("files", {})  # file_sha256 remembers each file's digest
+            if any(_files_of(name).get(name) != digest for name, digest in files.items()):
                 continue  # a file rewritten since: its matches are not this agent's
-            result = self._results[text]
             found.append(result if key["spec_a"] == spec else flip_result(result))
         return found
