@@ -67,6 +67,7 @@ def loopback_ray(num_cpus: int):
 
     os.environ.setdefault("RAY_ACCEL_ENV_VAR_OVERRIDE_ON_ZERO", "0")
     ray.init(
+        address="local",  # its own, even while another test's cluster runs on this machine
         num_cpus=num_cpus,
         include_dashboard=False,
         configure_logging=False,

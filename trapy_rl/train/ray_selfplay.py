@@ -185,7 +185,9 @@ class RaySelfPlay:
             offered = ray_settings.actor_resource if local else None
             resources = {offered: ray_settings.num_cpus or os.cpu_count()} if offered else None
             ray.init(
-                address=ray_settings.address,
+                # "local": a Ray of its own even where another runs on this machine (a `ray
+                # start` cluster, another run's), which Ray's default would join instead.
+                address="local" if local else ray_settings.address,
                 num_cpus=ray_settings.num_cpus if local else None,
                 resources=resources,
                 **loopback,
