@@ -26,6 +26,7 @@ import argparse
 import datetime
 import itertools
 import json
+import os
 import platform
 import subprocess
 import sys
@@ -111,10 +112,11 @@ def resume(name: str, runs: Path, overrides: list[str]) -> int:
     here = where(load_checkpoint(latest)) if latest.is_file() else None
     if here is not None and (committed is None or here["iteration"] >= committed["iteration"]):
         return _train(run, [f"resume={run}", *overrides], {"from": here, "exact": True}, name)
-    # Another machine: a new run folder from the committed start.
+    # Another machine: a new run folder from the committed start, named as the repository does
+    # (trapy-train runs in its root), so the leg's command holds no path of this machine.
     return _train(
         run,
-        [f"resume={begin}", f"hydra.run.dir={run}", *overrides],
+        [f"resume={os.path.relpath(begin, ROOT)}", f"hydra.run.dir={run}", *overrides],
         {"from": committed, "exact": False},
         name,
     )

@@ -1,0 +1,75 @@
+"""scripts/long_runs.py: a run in legs, continued here and, from its committed start, elsewhere."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from trapy_rl.train import load_checkpoint
+
+SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
+# A smoke run without evaluation, a checkpoint every second iteration.
+OVERRIDES = [
+    "debug=smoke", "eval.every=0", "eval.final_games=0", "checkpoint.every=2",
+    "logger.progress=false", "threads=1",
+]  # fmt: skip
+
+
+@pytest.fixture
+def long_runs(monkeypatch, tmp_path):
+    spec = importlib.util.spec_from_file_location("long_runs", SCRIPTS / "long_runs.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    monkeypatch.setattr(module, "LONG_RUNS", tmp_path / "committed")
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    return module
+
+
+def test_legs_continue_the_run_here_exactly_and_elsewhere_from_the_committed_start(
+    long_runs, tmp_path
+):
+    runs, committed = tmp_path / "runs", tmp_path / "committed" / "run-s0"
+    assert long_runs.main(["start", "run-s0", "--runs", str(runs), "--", *OVERRIDES,
+                           "iterations=4"]) == 0  # fmt: skip
+    long_runs.main(["snapshot", "run-s0", "--runs", str(runs)])
+    start = load_checkpoint(committed / "start.pt")
+    assert "replay" not in start and {"model", "learner", "counters", "rng"} <= set(start)
+    assert start["counters"]["iteration"] == 4
+    assert [p.name for p in committed.glob("net_*.pt")] == ["net_it000002.pt"]  # one per 0.5 h
+
+    # The same machine: the run folder is there and as far as the start, so it goes on exactly.
+    assert long_runs.main(["resume", "run-s0", "--runs", str(runs), "--", "iterations=6"]) == 0
+    # Another machine: no run folder, so a new one from the committed start.
+    long_runs.main(["snapshot", "run-s0", "--runs", str(runs)])
+    shutil.rmtree(runs / "run-s0")
+    assert long_runs.main(["resume", "run-s0", "--runs", str(runs), "--", "iterations=8"]) == 0
+    long_runs.main(["snapshot", "run-s0", "--runs", str(runs)])
+
+    legs = json.loads((committed / "legs.json").read_text())
+    assert [leg["to"]["iteration"] for leg in legs] == [4, 6, 8]
+    assert legs[0]["from"] == "scratch"
+    assert [leg["from"]["iteration"] for leg in legs[1:]] == [4, 6]
+    assert [leg.get("exact") for leg in legs] == [None, True, False]
+    assert legs[0]["command"].startswith("trapy-train debug=smoke")
+    assert all(str(runs) not in leg["command"] for leg in legs)  # RUNS, for any machine
+    start = os.path.relpath(committed / "start.pt", long_runs.ROOT)  # as the repository names it
+    assert legs[2]["command"] == (
+        f"trapy-train resume={start} hydra.run.dir=RUNS/run-s0 iterations=8"
+    )
+    assert load_checkpoint(committed / "start.pt")["counters"]["iteration"] == 8
+
+
+def test_a_run_with_legs_is_not_started_again_and_one_without_is_not_resumed(long_runs, tmp_path):
+    runs = str(tmp_path / "runs")
+    with pytest.raises(SystemExit, match=r"neither .* start it"):
+        long_runs.main(["resume", "run-s0", "--runs", runs])
+    with pytest.raises(SystemExit, match="no checkpoints yet"):
+        long_runs.main(["snapshot", "run-s0", "--runs", runs])
+    long_runs._write_legs("run-s0", [{"from": "scratch"}])
+    with pytest.raises(SystemExit, match="has legs already: resume it"):
+        long_runs.main(["start", "run-s0", "--runs", runs])
