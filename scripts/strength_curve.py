@@ -4,12 +4,16 @@
     python scripts/strength_curve.py draw --plot docs/long-runs-elo.png   # table and picture
 
 Each kept net of ``benchmarks/long_runs/NAME/`` (`scripts/long_runs.py`) plays at 200
-simulations (``--simulations``) and is rated as ``trapy-eval mode=benchmark`` rates: steps of
-20 games against the member nearest its estimate until the 95% interval is within +-100 Elo
-(`trapy_rl.eval.pool.rate_adaptively`). Every match goes into
-``benchmarks/long_runs/matches.jsonl``, which is committed, so ``draw`` refits every net on the
-pool of the day without playing (`trapy_rl.eval.pool.rating_from_cache`): a recalibrated pool
-redraws the curve for free. The x-axis is the net's training CPU time (``clock.cpu_seconds``).
+simulations (``--simulations``) against one fixed panel of pool members (``--panel``),
+``--games`` games against each, colours exchanged. Every point of the curve meets the same
+members because the pool's scale is not transitive to within its intervals: one net rated on
+two different sets of members moved by about 200 Elo (BENCHMARKS.md). Games a net already
+played against a panel member count towards its ``--games``.
+
+Every match goes into ``benchmarks/long_runs/matches.jsonl``, which is committed, so ``draw``
+refits every net on the pool of the day without playing (`trapy_rl.eval.pool.rating_from_cache`),
+from its matches against the panel alone: a recalibrated pool redraws the curve for free. The
+x-axis is the net's training CPU time (``clock.cpu_seconds``).
 """
 
 from __future__ import annotations
@@ -22,7 +26,8 @@ from pathlib import Path
 
 from long_runs import where  # this folder's script: the legs' bookkeeping
 
-from trapy_rl.eval.pool import load_pool, rate_adaptively, rating_from_cache
+from trapy_rl.eval.cache import ResultCache
+from trapy_rl.eval.pool import Pool, load_pool, rate_against_pool, rating_from_cache
 from trapy_rl.eval.report import plot_rating_curves
 from trapy_rl.game.board import Board
 from trapy_rl.nn.checkpoint import load_checkpoint
@@ -31,6 +36,9 @@ ROOT = Path(__file__).resolve().parents[1]
 LONG_RUNS = Path("benchmarks") / "long_runs"  # relative: the specs in the cache name it so
 CACHE = LONG_RUNS / "matches.jsonl"
 SIDE = 10
+# The members every net meets: the pool's two nets at 200 and 800 simulations, 4287 to 4602 on
+# the pool of 2026-12-03, around where the long runs' nets stand, and cheap beside 3200.
+PANEL = ("mcts:pool_a:200", "mcts:pool_b:200", "mcts:pool_b:800")
 
 
 def _nets(names: list[str]) -> list[tuple[str, Path]]:
@@ -41,43 +49,66 @@ def _nets(names: list[str]) -> list[tuple[str, Path]]:
     return [(name, net) for name, net in nets if load_checkpoint(net)["side"] == SIDE]
 
 
-def rate(names: list[str], simulations: int, target: float) -> None:
-    pool, board = load_pool("default", side=SIDE), Board(SIDE)
+def _panel(members: list[str]) -> Pool:
+    """The side-10 pool cut to the panel (a ValueError names a member it does not have)."""
+    return load_pool("default", side=SIDE).select(members)
+
+
+def _scores(spec: str, panel: Pool) -> dict[str, tuple[int, int, set[int]]]:
+    """Each panel member's (wins of ``spec``, games, seeds played) in the cache."""
+    scores = {member: (0, 0, set()) for member in panel.ratings}
+    for match in ResultCache(CACHE).matches_of(spec, side=SIDE):
+        if match.agent_b in scores:
+            wins, games, seeds = scores[match.agent_b]
+            scores[match.agent_b] = (wins + match.wins, games + match.games, seeds | {match.seed})
+    return scores
+
+
+def rate(names: list[str], simulations: int, members: list[str], games: int) -> None:
+    panel, board = _panel(members), Board(SIDE)
     for name, net in _nets(names):
         spec = f"mcts:{net.as_posix()}:{simulations}"
-        known = rating_from_cache(spec, pool, CACHE)
-        if known is not None and (known.upper[-1] - known.lower[-1]) / 2 <= target:
-            continue
-        started = time.perf_counter()
-        rated = rate_adaptively(spec, pool, board=board, cache_path=CACHE, progress=True)
+        started, played = time.perf_counter(), 0
+        for member, (_, have, seeds) in _scores(spec, panel).items():
+            if have >= games:
+                continue
+            missing = games - have + (games - have) % 2  # whole pairs, colours exchanged
+            seed = max(seeds, default=-1) + 1  # a seed of its own: other starts, new games
+            rate_against_pool(
+                [spec], panel.select([member]), board=board, num_games=missing, seed=seed,
+                cache_path=CACHE, progress=True,
+            )  # fmt: skip
+            played += missing
+        fit = rating_from_cache(spec, panel, CACHE)
+        low, high = float(fit.lower[-1]), float(fit.upper[-1])
         minutes = (time.perf_counter() - started) / 60
-        steps = ", ".join(f"{member} {games}" for member, games in rated.steps)
-        print(f"{name} {net.name}: {rated.elo:.0f} +-{rated.half_width:.0f} after "
-              f"{rated.games} games in {minutes:.1f} min ({steps})", flush=True)  # fmt: skip
+        elo, games_in_all = float(fit.ratings[-1]), int(fit.games[-1])
+        print(f"{name} {net.name}: {elo:.0f} +-{(high - low) / 2:.0f} after {games_in_all} "
+              f"games ({played} now, {minutes:.1f} min)", flush=True)  # fmt: skip
 
 
-def draw(names: list[str], simulations: int, plot: Path | None) -> None:
-    pool = load_pool("default", side=SIDE)
+def draw(names: list[str], simulations: int, members: list[str], plot: Path | None) -> None:
+    panel = _panel(members)
     curves: dict[str, list[tuple[float, float, float, float]]] = {}
-    print("| run | iteration | CPU-hours | Elo [95%] | games |")
-    print("| --- | ---: | ---: | ---: | ---: |")
+    print(f"| run | iteration | CPU-hours | Elo [95%] | games | {' | '.join(panel.ratings)} |")
+    print("| --- | ---: | ---: | ---: | ---: |" + " ---: |" * len(panel.ratings))
     for name, net in _nets(names):
         spec = f"mcts:{net.as_posix()}:{simulations}"
-        fit = rating_from_cache(spec, pool, CACHE)
+        fit = rating_from_cache(spec, panel, CACHE)
         if fit is None:
             continue
+        scores = " | ".join(f"{wins}/{games}" for wins, games, _ in _scores(spec, panel).values())
         stands = where(load_checkpoint(net))
         iteration, hours = stands["iteration"], stands["cpu_hours"]
         elo, low, high = (float(v[-1]) for v in (fit.ratings, fit.lower, fit.upper))
         games = int(fit.games[-1])
         print(f"| {name} | {iteration} | {hours:.2f} | {elo:.0f} [{low:.0f}, {high:.0f}] | "
-              f"{games} |")  # fmt: skip
+              f"{games} | {scores} |")  # fmt: skip
         curves.setdefault(name, []).append((hours, elo, low, high))
     if plot and curves:
-        lows = [p[2] for points in curves.values() for p in points]
-        highs = [p[3] for points in curves.values() for p in points]
-        near = {m.spec: m.elo for m in pool.members if min(lows) - 150 <= m.elo <= max(highs) + 150}
-        title = f"Elo against CPU-hours, each net at {simulations} simulations on the side-10 pool"
+        near = {m.spec: m.elo for m in panel.members}
+        title = (f"Elo against CPU-hours, each net at {simulations} simulations against "
+                 f"{len(panel.members)} members of the side-10 pool")  # fmt: skip
         print(plot_rating_curves(curves, plot, references=near, title=title))
 
 
@@ -86,15 +117,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("action", choices=["rate", "draw"])
     parser.add_argument("names", nargs="*", help="runs of benchmarks/long_runs/ (default: all)")
     parser.add_argument("--simulations", type=int, default=200)
-    parser.add_argument("--target", type=float, default=100.0, help="+-Elo to rate each net to")
+    parser.add_argument("--panel", nargs="+", default=list(PANEL), help="members every net meets")
+    parser.add_argument("--games", type=int, default=40, help="games against each member (rate)")
     parser.add_argument("--plot", type=Path, default=None, help="the curve's PNG (draw)")
     args = parser.parse_args(argv)
     plot = None if args.plot is None else args.plot.resolve()
     os.chdir(ROOT)  # the nets are named by paths relative to the repository, as cached
     if args.action == "rate":
-        rate(args.names, args.simulations, args.target)
+        rate(args.names, args.simulations, args.panel, args.games)
     else:
-        draw(args.names, args.simulations, plot)
+        draw(args.names, args.simulations, args.panel, plot)
     return 0
 
 
