@@ -6,6 +6,13 @@ entry in ``manifest.json`` (file, SHA-256, side, how it was trained, how strong 
         --ratings outputs/long-run/final/ratings.json \\
         --ratings outputs/long-run/vs_reference/ratings.json
 
+A net of a long run (`scripts/long_runs.py`) ships with its legs, each leg's command, commit,
+machine and where it began and ended, so anyone can replay the chain:
+
+    python scripts/ship_pretrained.py benchmarks/long_runs/side10-small-s0/net_it002000.pt \
+        --command "python scripts/long_runs.py start side10-small-s0 -- ..." \
+        --machine "AMD EPYC, 2 cores" --legs benchmarks/long_runs/side10-small-s0/legs.json
+
 Run it again with ``--keep-file`` and more ``--ratings`` to update the record only. The strength
 is copied from ``trapy-eval``'s ``ratings.json`` files: every match the net
 played (opponent, games, wins, the settings of the match) and its Elo on the pool's scale where
@@ -70,6 +77,21 @@ def strength(
     return {"matches": matches, "pool_elo": ratings}
 
 
+def legs_up_to(legs: list[dict], stands: dict) -> list[dict]:
+    """The legs that trained a net standing at ``stands`` (its ``iteration`` and ``cpu_hours``):
+    those begun before it, the last one ending at the net rather than where it went on to."""
+    iteration = stands["iteration"]
+
+    def begun(leg: dict) -> bool:
+        return leg["from"] == "scratch" or leg["from"]["iteration"] < iteration
+
+    kept = [dict(leg) for leg in legs if begun(leg)]
+    if kept and (kept[-1].get("to") or {}).get("iteration") != iteration:
+        kept[-1]["to"] = {**stands, "note": "the net; the leg trained on"}
+        kept[-1].pop("ended", None)
+    return kept
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("checkpoint", help="a checkpoint file or run folder (its latest)")
@@ -78,6 +100,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--command", required=True, help="the command that trained it")
     parser.add_argument("--machine", required=True)
     parser.add_argument("--ratings", type=Path, action="append", default=[])
+    parser.add_argument(
+        "--legs", type=Path, help="a long run's legs.json: its legs go in the record"
+    )
     parser.add_argument(
         "--opponent-alias", action="append", default=[], nargs=2, metavar=("SPEC", "NAME"),
         help="record opponent SPEC as NAME (a shipped net since replaced, by its run's path)",
@@ -95,6 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     # The names the ratings may know it by: the file, and the numbered twin of latest.pt.
     names = [source, source.with_name(f"ckpt_{int(counters.get('iteration', 0)):06d}.pt")]
     config = payload.get("config") or {}
+    clock = payload.get("clock") or {}
     side = int(payload["side"])
     target = FOLDER / f"trap_y_side{side}_{args.name}.pt"
     if not (args.keep_file and target.is_file()):
@@ -113,12 +139,19 @@ def main(argv: list[str] | None = None) -> int:
             "positions": int(counters.get("positions", 0)),
             "games": int(counters.get("games", 0)),
             "steps": int((payload.get("learner") or {}).get("step", 0)),
-            "minutes": round(float((payload.get("clock") or {}).get("seconds", 0.0)) / 60, 1),
+            "minutes": round(float(clock.get("seconds", 0.0)) / 60, 1),
+            "cpu_hours": round(float(clock.get("cpu_seconds", 0.0)) / 3600, 3),
             "machine": args.machine,
             "seed": config.get("seed"),
         },
         "strength": strength(names, args.ratings, aliases),
     }
+    if args.legs is not None:
+        stands = {
+            "iteration": entry["training"]["iterations"],
+            "cpu_hours": entry["training"]["cpu_hours"],
+        }
+        entry["training"]["legs"] = legs_up_to(json.loads(args.legs.read_text()), stands)
     manifest = json.loads(MANIFEST.read_text()) if MANIFEST.is_file() else {}
     manifest[args.name] = entry
     MANIFEST.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")

@@ -45,3 +45,21 @@ def test_strength_finds_the_nets_matches_from_either_side_and_renames_replaced_o
             "source": str(ratings),
         }
     ]
+
+
+def test_a_long_run_nets_legs_end_at_the_net_and_leave_out_the_legs_after_it() -> None:
+    legs = [
+        {"from": "scratch", "command": "a", "to": {"iteration": 381}, "ended": "t1"},
+        {"from": {"iteration": 381}, "command": "b", "to": {"iteration": 710}, "ended": "t2"},
+        {"from": {"iteration": 710}, "command": "c", "to": {"iteration": 1206}, "ended": "t3"},
+    ]
+    mid = ship.legs_up_to(legs, {"iteration": 900, "cpu_hours": 1.07})
+    assert [leg["command"] for leg in mid] == ["a", "b", "c"]
+    assert mid[-1]["to"] == {
+        "iteration": 900,
+        "cpu_hours": 1.07,
+        "note": "the net; the leg trained on",
+    }
+    assert "ended" not in mid[-1] and legs[2]["to"] == {"iteration": 1206}  # a copy changed
+    at_end = ship.legs_up_to(legs, {"iteration": 710, "cpu_hours": 0.89})
+    assert [leg["command"] for leg in at_end] == ["a", "b"] and at_end[-1]["ended"] == "t2"
