@@ -160,6 +160,9 @@ def test_an_adaptive_rating_stops_at_its_target_and_refuses_bad_input() -> None:
     rating = rate_adaptively("uct:4", ladder, board=BOARD, settings=settings)
     assert rating.converged and rating.games == 4 and rating.half_width <= 1000.0
     assert rating.fresh == {"uct:8"}  # played now, not read from a cache
+    started = dataclasses.replace(settings, start=650.0)
+    rating = rate_adaptively("uct:4", ladder, board=BOARD, settings=started)
+    assert rating.steps[0][0] == "uct:40"  # the member nearest the start, not the middle one
     with pytest.raises(ValueError, match="pool member"):
         rate_adaptively("uct:8", ladder, board=BOARD)
     with pytest.raises(ValueError, match="even"):
@@ -168,6 +171,8 @@ def test_an_adaptive_rating_stops_at_its_target_and_refuses_bad_input() -> None:
         AdaptiveSettings(target=0.0)
     with pytest.raises(ValueError, match="max_games"):
         AdaptiveSettings(games_per_step=20, max_games=10)
+    with pytest.raises(ValueError, match="start"):
+        AdaptiveSettings(start=float("nan"))
     with pytest.raises(ValueError, match="side 3"):
         rate_adaptively("uct:4", ladder, board=Board(4))
 

@@ -10,6 +10,7 @@
                                       # rated on the side's fixed pool: one Elo scale, each
                                       # step against the member nearest the estimate
     trapy-eval agents=[mcts:A:200] mode=benchmark adaptive.target=50   # a narrower interval
+    trapy-eval agents=[mcts:A:200] mode=benchmark adaptive.start=4500  # begin near Elo 4500
     trapy-eval agents=[mcts:A:200,mcts:B:200] mode=benchmark head_to_head=true
                                       # and against each other: cycles, pool vs head-to-head
 

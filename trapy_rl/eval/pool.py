@@ -347,9 +347,11 @@ class AdaptiveSettings:
         games_per_step: games of each step, one match from the start set (even, >= 2).
         max_games: stop after this many games in all (an agent beyond the pool's top or
             bottom member never reaches the target).
+        start: the Elo the first step aims at, the member nearest it (None: the middle
+            member); an agent whose strength is roughly known skips the steps that climb to it.
 
     >>> AdaptiveSettings()
-    AdaptiveSettings(target=100.0, games_per_step=20, max_games=400)
+    AdaptiveSettings(target=100.0, games_per_step=20, max_games=400, start=None)
     >>> AdaptiveSettings(games_per_step=3)
     Traceback (most recent call last):
     ...
@@ -359,6 +361,7 @@ class AdaptiveSettings:
     target: float = 100.0
     games_per_step: int = 20
     max_games: int = 400
+    start: float | None = None
 
     def __post_init__(self) -> None:
         if not (self.target > 0 and np.isfinite(self.target)):
@@ -370,6 +373,8 @@ class AdaptiveSettings:
                 f"max_games must be between games_per_step ({self.games_per_step}) and "
                 f"100,000, got {self.max_games}"
             )
+        if self.start is not None and not np.isfinite(self.start):
+            raise ValueError(f"start must be a finite Elo or None, got {self.start}")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -419,8 +424,8 @@ def rate_adaptively(
 ) -> AdaptiveRating:
     """Rate one agent on the pool, each step against the member nearest its estimate.
 
-    The first step plays the middle member; each later one plays the member whose rating is
-    nearest the agent's estimate so far (ties: the one played least), so an agent that wins
+    The first step plays the member nearest ``settings.start`` (the middle member when it is
+    None); each later one plays the member whose rating is nearest the agent's estimate so far (ties: the one played least), so an agent that wins
     every game climbs the ladder step by step. Every step is a match of
     ``settings.games_per_step`` games from the start set, colours exchanged, with a seed of its
     own (other starts); it stops at ``settings.target`` or ``settings.max_games``.
@@ -444,7 +449,10 @@ def rate_adaptively(
     matches: dict[str, MatchResult] = {}
     steps: list[tuple[str, int]] = []
     fresh: set[str] = set()
-    member = pool.members[len(pool.members) // 2]
+    if settings.start is None:
+        member = pool.members[len(pool.members) // 2]
+    else:
+        member = min(pool.members, key=lambda m: abs(m.elo - settings.start))
     while True:
         result = rate_against_pool(
             [spec],
