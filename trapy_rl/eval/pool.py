@@ -425,8 +425,9 @@ def rate_adaptively(
     """Rate one agent on the pool, each step against the member nearest its estimate.
 
     The first step plays the member nearest ``settings.start`` (the middle member when it is
-    None); each later one plays the member whose rating is nearest the agent's estimate so far (ties: the one played least), so an agent that wins
-    every game climbs the ladder step by step. Every step is a match of
+    None); each later one plays the member whose rating is nearest the agent's estimate so far
+    (ties: the one played least), so an agent that wins every game climbs the ladder step by
+    step. Every step is a match of
     ``settings.games_per_step`` games from the start set, colours exchanged, with a seed of its
     own (other starts); it stops at ``settings.target`` or ``settings.max_games``.
 
