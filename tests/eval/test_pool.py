@@ -128,6 +128,18 @@ def test_neighbour_scores_are_the_stronger_members_measured_share(pool) -> None:
     assert [score for _, _, score in unmet.neighbour_scores()] == [None, None]
 
 
+def test_a_pool_as_one_fit_holds_its_members_and_games(pool) -> None:
+    ratings = pool.as_ratings()  # what the ladder's picture draws
+    assert ratings.names == tuple(m.spec for m in pool.members)
+    assert list(ratings.ratings) == [m.elo for m in pool.members]
+    assert list(ratings.lower) == [m.low for m in pool.members]
+    for match in pool.matches:
+        a, b = ratings.names.index(match.a), ratings.names.index(match.b)
+        assert ratings.wins[a, b] == match.wins
+        assert ratings.wins[b, a] == match.games - match.wins
+    assert int(ratings.games.sum()) == 2 * sum(m.games for m in pool.matches)
+
+
 def _ladder(elos: list[float]) -> Pool:
     members = [
         {"spec": spec, "elo": elo, "low": elo, "high": elo}

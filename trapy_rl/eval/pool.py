@@ -44,6 +44,7 @@ from trapy_rl.eval.cache import ResultCache, flip_result
 from trapy_rl.eval.elo import EloRatings, fit_elo
 from trapy_rl.eval.report import plot_ladder
 from trapy_rl.eval.starts import load_starts
+from trapy_rl.eval.stats import Z_95
 from trapy_rl.eval.tournament import TournamentResult, play_tournament
 from trapy_rl.game.board import Board
 
@@ -120,6 +121,23 @@ class Pool:
                     games, wins = games + match.games, wins + match.games - match.wins
             scores.append((weaker.spec, stronger.spec, wins / games if games else None))
         return scores
+
+    def as_ratings(self) -> EloRatings:
+        """The members' ratings and intervals and the calibration's games as one fit, the
+        first member the anchor: what `plot_ladder` draws of a whole pool, an extended one
+        included (whose earlier members were held, not refitted, by the extension)."""
+        index = {member.spec: i for i, member in enumerate(self.members)}
+        wins = np.zeros((len(index), len(index)), dtype=np.int64)  # [M, M]
+        for match in self.matches:
+            if match.a in index and match.b in index:
+                wins[index[match.a], index[match.b]] += match.wins
+                wins[index[match.b], index[match.a]] += match.games - match.wins
+        elo, low, high = (np.array([getattr(m, key) for m in self.members]) for key in
+                          ("elo", "low", "high"))  # fmt: skip
+        return EloRatings(
+            names=tuple(index), ratings=elo, stderr=(high - low) / (2 * Z_95), lower=low,
+            upper=high, wins=wins, anchor=0, prior_games=0.0,
+        )  # fmt: skip
 
     @property
     def ratings(self) -> dict[str, float]:
@@ -600,8 +618,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     out.write_text(json.dumps(pool.to_dict(), indent=2) + "\n", encoding="utf-8")
     print(result.ratings.table())
     print(out)
-    if args.plot:
-        print(plot_ladder(result.ratings, args.plot))
+    if args.plot:  # the whole pool, the held members of an extended one too
+        print(plot_ladder(pool.as_ratings(), args.plot))
 
 
 if __name__ == "__main__":
