@@ -214,6 +214,8 @@ def test_an_extended_pool_keeps_the_held_ratings(pool, tmp_path) -> None:
     assert set(pool.members) <= set(extended.members)  # every held member as it was
     (new,) = [m for m in extended.members if m.spec == "uct:200"]
     assert new.low < new.elo < new.high  # fitted on the held scale, with its interval
+    (top,) = [m for m in pool.members if m.spec == "uct:40"]
+    assert new.high - new.low > top.high - top.low  # no surer than the member it hangs from
     assert extended.note.startswith(pool.note)
     picture = plot_ladder(result.ratings, tmp_path / "ladder.png")
     assert picture.read_bytes()[:4] == b"\x89PNG"

@@ -228,8 +228,10 @@ def calibrate_pool(
     ``mode="chain"`` each against the next one.
 
     With ``held``, the specs that are its members keep their ratings and intervals, the others
-    are fitted on its scale, and the pool returned holds all of ``held``'s members and the new
-    ones: a ladder extended above its top without playing its lower members again.
+    are fitted on its scale (their intervals widened by the largest of the held members
+    played, whose ratings the fit takes as exact), and the pool returned holds all of
+    ``held``'s members and the new ones: a ladder extended above its top without playing its
+    lower members again.
 
     Raises:
         ValueError: when ``held`` is of another side or none of its members is among specs.
@@ -255,13 +257,19 @@ def calibrate_pool(
     )
     ratings = result.ratings
     members = {member.spec: member for member in (held.members if held else ())}
+    # The fit holds the held members exact; a new member is as uncertain as the held ones it
+    # hangs from besides, as in one fit of the whole chain: their largest variance is added.
+    hung = max(((m.high - m.low) / (2 * Z_95) for m in members.values() if m.spec in specs),
+               default=0.0)  # fmt: skip
     for i, spec in enumerate(ratings.names):
         if spec not in members:
+            elo = float(ratings.ratings[i])
+            width = Z_95 * float(np.hypot(ratings.stderr[i], hung))
             members[spec] = PoolMember(
                 spec=spec,
-                elo=round(float(ratings.ratings[i]), 1),
-                low=round(float(ratings.lower[i]), 1),
-                high=round(float(ratings.upper[i]), 1),
+                elo=round(elo, 1),
+                low=round(elo - width, 1),
+                high=round(elo + width, 1),
             )
     ordered = tuple(sorted(members.values(), key=lambda member: member.elo))
     played = tuple(PoolMatch(m.agent_a, m.agent_b, m.games, m.wins) for m in result.matches)

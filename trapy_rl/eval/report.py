@@ -95,7 +95,9 @@ def plot_ladder(ratings: EloRatings, path: str | Path, *, title: str | None = No
                 axes.annotate(
                     f"{ratings.wins[strong, weak] / games:.0%}",
                     ((k + 0.5), (elo[k] + elo[k + 1]) / 2),
-                    ha="right",
+                    xytext=(0, 6),  # above the line, on its gap
+                    textcoords="offset points",
+                    ha="center",
                     fontsize=7,
                 )
         axes.set_xticks(x, [ratings.names[i] for i in order], rotation=40, ha="right", fontsize=7)
