@@ -1,6 +1,7 @@
 """Elo against CPU-hours of the long runs: rate their kept nets on the pool, draw the curve.
 
     python scripts/strength_curve.py rate side10-tiny-s0 side10-small-s0  # nets not yet rated
+    python scripts/strength_curve.py rate side10-small-s1/net_it000400.pt  # one net of a run
     python scripts/strength_curve.py draw --plot docs/long-runs-elo.png   # table and picture
 
 Each kept net of ``benchmarks/long_runs/NAME/`` (`scripts/long_runs.py`) plays at 200
@@ -36,16 +37,24 @@ ROOT = Path(__file__).resolve().parents[1]
 LONG_RUNS = Path("benchmarks") / "long_runs"  # relative: the specs in the cache name it so
 CACHE = LONG_RUNS / "matches.jsonl"
 SIDE = 10
-# The members every net meets: the pool's two nets at 200 and 800 simulations, 4287 to 4602 on
-# the pool of 2026-12-03, around where the long runs' nets stand, and cheap beside 3200.
-PANEL = ("mcts:pool_a:200", "mcts:pool_b:200", "mcts:pool_b:800")
+# The members every net meets: the pool's nets at 200 and 800 simulations, 4287 to 4745 on the
+# pool of 2026-12-04, around where the long runs' nets stand, and cheap beside 3200.
+PANEL = ("mcts:pool_a:200", "mcts:pool_b:200", "mcts:pool_b:800", "mcts:pool_c:200")
 
 
 def _nets(names: list[str]) -> list[tuple[str, Path]]:
     """(run name, net file) of each kept side-10 net of the runs (all runs when none are
-    named); nets of a curriculum's smaller boards are left out."""
+    named), or of the nets named as RUN/net_itN.pt; nets of a curriculum's smaller boards are
+    left out."""
     names = names or sorted(p.name for p in LONG_RUNS.iterdir() if p.is_dir())
-    nets = [(name, net) for name in names for net in sorted((LONG_RUNS / name).glob("net_it*.pt"))]
+    nets = []
+    for name in names:
+        run, _, net = name.partition("/")
+        files = [LONG_RUNS / name] if net else sorted((LONG_RUNS / run).glob("net_it*.pt"))
+        missing = [file for file in files if not file.is_file()]
+        if missing or not files:
+            raise SystemExit(f"strength_curve: no kept net at {missing[0] if missing else name}")
+        nets += [(run, file) for file in files]
     return [(name, net) for name, net in nets if load_checkpoint(net)["side"] == SIDE]
 
 
@@ -97,7 +106,9 @@ def draw(names: list[str], simulations: int, members: list[str], plot: Path | No
         fit = rating_from_cache(spec, panel, CACHE)
         if fit is None:
             continue
-        scores = " | ".join(f"{wins}/{games}" for wins, games, _ in _scores(spec, panel).values())
+        scores = " | ".join(
+            f"{wins}/{games}" if games else "-" for wins, games, _ in _scores(spec, panel).values()
+        )
         stands = where(load_checkpoint(net))
         iteration, hours = stands["iteration"], stands["cpu_hours"]
         elo, low, high = (float(v[-1]) for v in (fit.ratings, fit.lower, fit.upper))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import re
 from pathlib import Path
 
 import pytest
@@ -44,6 +45,9 @@ def test_draw_refits_each_side_10_net_from_its_panel_matches_alone(
     rate_against_pool([net], members, board=Board(10), num_games=2, cache_path=curve.CACHE)
 
     assert [net.name for _, net in curve._nets([])] == ["net_it000020.pt"]  # side 5 left out
+    assert curve._nets(["run-s0/net_it000020.pt"]) == curve._nets(["run-s0"])  # one net by name
+    with pytest.raises(SystemExit, match=r"no kept net at .*net_it000030"):
+        curve._nets(["run-s0/net_it000030.pt"])
     plot = tmp_path / "curve.png"
     curve.draw([], simulations=2, members=["random", "uct:1"], plot=plot)
     rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| run-s0")]
@@ -52,6 +56,8 @@ def test_draw_refits_each_side_10_net_from_its_panel_matches_alone(
     assert "| 4 |" in rows[0] and plot.stat().st_size > 0
     curve.draw([], simulations=2, members=["uct:1"], plot=None)  # uct:1's two games alone
     assert "| 2 |" in capsys.readouterr().out
+    curve.draw([], simulations=2, members=["uct:1", "uct:4"], plot=None)
+    assert re.search(r"\| [0-2]/2 \| - \|$", capsys.readouterr().out, re.MULTILINE)  # unmet: -
     curve.draw([], simulations=2, members=["uct:4"], plot=None)  # no match with the panel
     assert "| run-s0" not in capsys.readouterr().out
     curve.draw([], simulations=200, members=["random"], plot=None)  # none at 200 simulations
