@@ -118,8 +118,8 @@ def draw(names: list[str], simulations: int, members: list[str], plot: Path | No
         curves.setdefault(name, []).append((hours, elo, low, high))
     if plot and curves:
         near = {m.spec: m.elo for m in panel.members}
-        title = (f"Elo against CPU-hours, each net at {simulations} simulations against "
-                 f"{len(panel.members)} members of the side-10 pool")  # fmt: skip
+        title = (f"Elo against CPU-hours of training, side 10\neach net at {simulations} "
+                 f"simulations against {len(panel.members)} members of the pool")  # fmt: skip
         print(plot_rating_curves(curves, plot, references=near, title=title))
 
 
