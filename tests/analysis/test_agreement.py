@@ -52,6 +52,24 @@ def test_opposite_sure_decisions_are_named_and_unsure_cells_are_not_counted():
     assert agreement.disagree == ("b1",) and agreement.sure_in_one == ("c1",)
 
 
+def test_the_fairest_cells_shared_are_counted_as_sets_of_the_cells_nearest_one_half():
+    """Against a count by hand of each map's `fairest` cells nearest 1/2 (ties by index)."""
+    board = Board(4)
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        va, vb = rng.random(board.num_cells), rng.random(board.num_cells)
+        a, b = opening_table(va, board), opening_table(vb, board)
+        for fairest in (0, 1, 5, 10, board.num_cells, 100):
+            n = min(fairest, board.num_cells)
+            near_a = sorted(range(board.num_cells), key=lambda c: (abs(va[c] - 0.5), c))[:n]
+            near_b = sorted(range(board.num_cells), key=lambda c: (abs(vb[c] - 0.5), c))[:n]
+            agreement = compare_maps(a, b, fairest=fairest)
+            assert agreement.fairest == n
+            assert agreement.fairest_shared == len(set(near_a) & set(near_b))
+    with pytest.raises(ValueError, match="fairest must be >= 0"):
+        compare_maps(a, b, fairest=-1)
+
+
 def test_maps_of_other_boards_are_refused():
     with pytest.raises(ValueError, match="not of the same board"):
         compare_maps(

@@ -9,6 +9,8 @@ compared cell by cell:
   where both are sure, the share with the same decision (swap or not);
 - **the cells they disagree on**: sure in both, opposite decisions; and the cells where only
   one map is sure, or neither;
+- **the fairest cells shared**: of each map's ``fairest`` cells nearest v = 1/2 (its ``rank``),
+  how many are among the other's (the question a fair-opening rule asks of a map);
 - **what sampling alone allows** (`sampling_ceiling`): the rho of two maps drawn from one
   truth with the two maps' game counts, so that a measured rho can be read against it;
 - **where unlimited games would take them** (`corrected_pearson`): the maps' Pearson
@@ -26,6 +28,9 @@ Shapes: K cells.
 >>> agreement = compare_maps(a, b)
 >>> round(agreement.spearman, 3), agreement.sure_in_both, agreement.same_decision
 (1.0, 5, 4)
+>>> c = opening_table(np.array([0.5, 0.1, 0.9, 0.45, 0.3]), board)
+>>> compare_maps(a, c, fairest=3).fairest_shared  # {c1, b1, a2} and {a1, a2, b2}
+1
 >>> agreement.disagree
 ('c1',)
 """
@@ -60,6 +65,8 @@ class MapAgreement:
         same_decision: of those, the cells with the same swap decision.
         disagree: names of the cells sure in both maps with opposite decisions.
         sure_in_one: names of the cells only one map is sure of.
+        fairest: how many of each map's fairest cells (``rank`` 1 to ``fairest``) were compared.
+        fairest_shared: how many cells are among the ``fairest`` of both maps.
     """
 
     spearman: float
@@ -69,6 +76,8 @@ class MapAgreement:
     same_decision: int
     disagree: tuple[str, ...]
     sure_in_one: tuple[str, ...]
+    fairest: int
+    fairest_shared: int
 
     @property
     def decision_agreement(self) -> float:
@@ -83,6 +92,7 @@ class MapAgreement:
             f"are sure of agree ({100 * self.decision_agreement:.1f}%)",
             "opposite decisions: " + (", ".join(self.disagree) or "none"),
             f"sure in one map only: {len(self.sure_in_one)} cells",
+            f"fairest cells: {self.fairest_shared} of each map's {self.fairest} in both",
         ]
         return "\n".join(lines)
 
@@ -109,13 +119,22 @@ def _pair_of(k: int, mirror_cells: np.ndarray | None) -> np.ndarray:
     return cells if mirror_cells is None else np.minimum(cells, mirror_cells)
 
 
-def compare_maps(a: pd.DataFrame, b: pd.DataFrame) -> MapAgreement:
+def compare_maps(a: pd.DataFrame, b: pd.DataFrame, *, fairest: int = 20) -> MapAgreement:
     """Compare two opening tables of one board (`trapy_rl.analysis.opening_table`).
 
+    Args:
+        a, b: the two tables.
+        fairest: how many of each map's cells nearest v = 1/2 to compare (all K on a board
+            with fewer cells).
+
     Raises:
-        ValueError: if the tables are not of the same cells.
+        ValueError: if the tables are not of the same cells, or ``fairest`` is negative.
     """
     _check_same_cells(a, b)
+    if fairest < 0:
+        raise ValueError(f"fairest must be >= 0, got {fairest}")
+    fairest = min(fairest, len(a))
+    fair_a, fair_b = (t["rank"].to_numpy() <= fairest for t in (a, b))
     va, vb = a["v"].to_numpy(np.float64), b["v"].to_numpy(np.float64)
     rho, p = spearmanr(va, vb)
     both = sure_of_decision(a) & sure_of_decision(b)
@@ -130,6 +149,8 @@ def compare_maps(a: pd.DataFrame, b: pd.DataFrame) -> MapAgreement:
         same_decision=int((both & same).sum()),
         disagree=tuple(names[both & ~same]),
         sure_in_one=tuple(names[one]),
+        fairest=fairest,
+        fairest_shared=int((fair_a & fair_b).sum()),
     )
 
 

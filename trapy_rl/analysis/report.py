@@ -365,6 +365,8 @@ def _markdown(
         + ".",
         f"- Sure in one map only: {len(agreement.sure_in_one)} cells; the table marks an "
         "unsure decision with '?'.",
+        f"- The fairest cells: **{agreement.fairest_shared} of each map's "
+        f"{agreement.fairest}** nearest 1/2 are among the other's.",
         _ceiling_line(tables, labels, board),
         _unlimited_line(tables, labels, board),
     ]
