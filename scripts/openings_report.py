@@ -5,6 +5,8 @@ agreement, written by `trapy_rl.analysis.report.opening_report`.
     python scripts/openings_report.py --out /tmp/openings --playouts 4 --refine-fairest 5
     python scripts/openings_report.py --extend docs --playouts 64 --workers 2
                                                            # 64 more games a cell for docs/
+    python scripts/openings_report.py --nets A B --before benchmarks/reference/openings
+                                                           # beside the earlier pair's maps
 
 Each map is hours of games on a CPU; the tables are cached (~/.cache/trapy_rl/openings), so
 running it again only redraws. ``--workers 2`` plays each map on two processes, and a map
@@ -54,6 +56,11 @@ def main(argv: list[str] | None = None) -> None:
         type=Path,
         help="a folder of an earlier report (docs): keep its maps' games, add --playouts more",
     )
+    parser.add_argument(
+        "--before",
+        type=Path,
+        help="a folder of an earlier report (the pair before): its agreement beside these maps'",
+    )
     parser.add_argument("--cache-dir", default="default")
     parser.add_argument("--out", type=Path, default=ROOT / "docs")
     args = parser.parse_args(argv)
@@ -76,6 +83,7 @@ def main(argv: list[str] | None = None) -> None:
             seed=args.seed,
             workers=args.workers,
             extend=args.extend,
+            before=args.before,
             cache_dir=None if args.cache_dir == "null" else args.cache_dir,
             command=" ".join(
                 ["python scripts/openings_report.py"]

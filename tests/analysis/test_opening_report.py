@@ -92,6 +92,40 @@ def test_a_report_extends_the_maps_of_an_earlier_one(tmp_path):
     assert "played in 2 sittings" in text
 
 
+def test_a_report_sets_its_agreement_beside_the_pair_before(tmp_path):
+    """The earlier pair's row is its own two maps compared (read back from its JSON)."""
+    nets = [write_tiny_checkpoint(tmp_path / f"net{seed}.pt", side=3, seed=seed) for seed in (0, 1)]
+    settings = dict(labels=["seed 0", "seed 1"], side=3, refine_fairest=0, cache_dir=None)
+    spec = "mcts:{}:4,noise=true,temperature_moves=3"
+    earlier = opening_report(
+        tmp_path / "earlier", agents=[spec.format(n) for n in nets], playouts=2, **settings
+    )
+    later = opening_report(
+        tmp_path / "later",
+        agents=[spec.format(n) for n in reversed(nets)],
+        playouts=3,
+        before=tmp_path / "earlier",
+        **settings,
+    )
+    rows = [
+        line
+        for line in later.paths["report"].read_text().splitlines()
+        if line.startswith(("| before |", "| these |"))
+    ]
+    assert len(rows) == 2
+    for row, report in zip(rows, (earlier, later)):
+        agreement = report.agreement
+        assert f"| {agreement.spearman:.3f} | {agreement.fairest_shared} of 12 |" in row
+        assert f"| {agreement.same_decision} of {agreement.sure_in_both} |" in row
+    assert "net0.pt" in rows[0] and rows[0].index("net0.pt") < rows[0].index("net1.pt")
+    assert rows[1].index("net1.pt") < rows[1].index("net0.pt")
+    with pytest.raises(ValueError, match="no such file"):
+        opening_report(
+            tmp_path / "x", agents=[spec.format(n) for n in nets], playouts=2,
+            before=tmp_path / "nowhere", **settings,
+        )  # fmt: skip
+
+
 def test_the_script_refuses_a_bad_net_in_one_line(tmp_path):
     command = [
         sys.executable,

@@ -50,6 +50,7 @@ __all__ = [
     "default_cache_dir",
     "estimate_openings",
     "opening_table",
+    "read_opening_json",
     "read_opening_table",
     "write_opening_table",
 ]
@@ -415,6 +416,38 @@ def write_opening_table(table: pd.DataFrame, stem: str | os.PathLike) -> tuple[P
     return csv_path, json_path
 
 
+def read_opening_json(path: str | os.PathLike) -> tuple[Board, pd.DataFrame]:
+    """An opening table's JSON as `write_opening_table` writes it, and its board.
+
+    Returns:
+        (the board, the table), the settings it was estimated with (the estimator's cache
+        key: estimator, side, mirror, agents with their nets' SHA-256, ...) in
+        ``table.attrs["key"]``.
+
+    Raises:
+        ValueError: naming the file, if it is missing or not such a JSON.
+    """
+    path = Path(path)
+    try:
+        document = json.loads(path.read_text())
+        settings, rows = document["settings"], document["rows"]
+        text = pd.DataFrame(rows, columns=list(TABLE_COLUMNS)).to_csv(index=False)
+        if not isinstance(settings, dict):
+            raise TypeError("no settings")
+    except FileNotFoundError:
+        raise ValueError(f"{path}: no such file (an opening map's JSON)") from None
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise ValueError(
+            f"{path}: not an opening table's JSON as trapy-openings writes it ({one_line(error)})"
+        ) from None
+    try:
+        board, table = read_opening_table(io.StringIO(text))
+    except ValueError as error:
+        raise ValueError(f"{path}: {error}") from None
+    table.attrs["key"] = settings
+    return board, table
+
+
 def _earlier_counts(path: Path, board: Board, key: dict) -> tuple[np.ndarray, np.ndarray, dict]:
     """The counts and settings of an earlier playout map that ``key``'s map extends.
 
@@ -426,19 +459,8 @@ def _earlier_counts(path: Path, board: Board, key: dict) -> tuple[np.ndarray, np
         ValueError: naming the file, if it is not a playout map's JSON of the same board,
             mirror and agents (the agents' specs and their nets' content).
     """
-    try:
-        document = json.loads(path.read_text())
-        settings, rows = document["settings"], document["rows"]
-        text = pd.DataFrame(rows, columns=list(TABLE_COLUMNS)).to_csv(index=False)
-        if not isinstance(settings, dict):
-            raise TypeError("no settings")
-    except FileNotFoundError:
-        raise ValueError(f"{path}: no such file (extend names an earlier map's JSON)") from None
-    except (OSError, ValueError, KeyError, TypeError) as error:
-        raise ValueError(
-            f"{path}: not an opening table's JSON as trapy-openings writes it ({one_line(error)})"
-        ) from None
-    table_board, table = read_opening_table(io.StringIO(text))
+    table_board, table = read_opening_json(path)
+    settings = table.attrs["key"]
     if settings.get("estimator") != "playout":
         raise ValueError(f"{path}: not a playout map (its estimator: {settings.get('estimator')})")
     for name in ("side", "mirror", "agent", "opponent"):

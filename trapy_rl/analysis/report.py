@@ -37,7 +37,11 @@ from trapy_rl.analysis.agreement import (
     sure_of_decision,
 )
 from trapy_rl.analysis.figures import draw_opening_map, draw_ranking
-from trapy_rl.analysis.openings import estimate_openings, write_opening_table
+from trapy_rl.analysis.openings import (
+    estimate_openings,
+    read_opening_json,
+    write_opening_table,
+)
 from trapy_rl.analysis.summary import OpeningSummary, summarize
 from trapy_rl.game.board import Board
 from trapy_rl.nn.checkpoint import load_checkpoint
@@ -79,6 +83,7 @@ def opening_report(
     seed: int = 0,
     workers: int = 1,
     extend: str | Path | None = None,
+    before: str | Path | None = None,
     cache_dir: str | Path | None = "default",
     command: str | None = None,
 ) -> OpeningReport:
@@ -93,6 +98,9 @@ def opening_report(
             `trapy_rl.analysis.estimate_openings` (estimator ``playout``, mirrored).
         extend: a folder of an earlier report (docs/): each map keeps the games of its
             ``openings-<label>.json`` there and gets ``playouts`` more a cell.
+        before: a folder of an earlier report of other agents with the same labels (the
+            pair of nets these were trained past): its two maps' agreement goes beside these
+            maps' in the report, so that it says whether agreement grew.
         command: the command line printed in the report (default: this process's).
 
     Returns:
@@ -101,6 +109,10 @@ def opening_report(
     if len(agents) != 2 or len(labels) != 2 or len(set(labels)) != 2:
         raise ValueError("opening_report compares two agents with two different labels")
     board = Board(side)
+    # The pair before is read first: a wrong folder is reported before hours of games.
+    earlier = None
+    if before is not None:
+        earlier = {label: _earlier_table(Path(before), label, board) for label in labels}
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     tables = {
@@ -156,9 +168,37 @@ def opening_report(
         summaries=summaries,
         board=board,
         command=command or " ".join(shlex.quote(a) for a in sys.argv),
+        earlier=earlier,
+        before=before,
     )
     paths["report"].write_text(text, encoding="utf-8")
     return OpeningReport(tables, net_table, agreement, net_agreement, summaries, paths)
+
+
+def _earlier_table(folder: Path, label: str, board: Board) -> pd.DataFrame:
+    """The map labelled ``label`` of the report in ``folder`` (its JSON, with its settings)."""
+    table_board, table = read_opening_json(folder / f"{_stem(label)}.json")
+    if table_board.side != board.side:
+        raise ValueError(f"{folder}: its {label} map is of side {table_board.side}")
+    return table
+
+
+def _agreement_row(tables, labels, board: Board, what: str) -> str:
+    """One row of the table of two maps' agreement: the nets and each measure of it."""
+    agreement = compare_maps(*(tables[label] for label in labels))
+    nets = ", ".join(
+        f"`{AgentSpec.parse(t.attrs['key']['agent']['spec']).args[0]}` "
+        f"({t.attrs['key']['agent'].get('sha256', '?')[:12]})"
+        for t in (tables[label] for label in labels)
+    )
+    corrected = corrected_pearson(
+        *(tables[label] for label in labels), _mirror_cells(tables[labels[0]], board)
+    ).corrected
+    return (
+        f"| {what} | {nets} | {agreement.spearman:.3f} | {agreement.fairest_shared} of "
+        f"{agreement.fairest} | {agreement.same_decision} of {agreement.sure_in_both} | "
+        f"{', '.join(agreement.disagree) or 'none'} | {corrected:.2f} |"
+    )
 
 
 def _stem(label: str) -> str:
@@ -210,10 +250,12 @@ def _training_line(spec: str) -> str:
         return f"`{spec}` (no net)"
     payload = load_checkpoint(path)
     counters, config = payload.get("counters") or {}, payload.get("config") or {}
-    minutes = float((payload.get("clock") or {}).get("seconds", 0.0)) / 60
+    clock = payload.get("clock") or {}
+    minutes = float(clock.get("seconds", 0.0)) / 60
+    cpu = f" ({float(clock['cpu_seconds']) / 3600:.2f} CPU-hours)" if "cpu_seconds" in clock else ""
     return (
         f"`{spec}`: the side-{payload['side']} net of a run with seed {config.get('seed')}, "
-        f"{minutes:.0f} minutes of training clock, {int(counters.get('iteration', 0)):,} "
+        f"{minutes:.0f} minutes of training clock{cpu}, {int(counters.get('iteration', 0)):,} "
         f"iterations, {int(counters.get('games', 0)):,} self-play games"
     )
 
@@ -286,7 +328,19 @@ def _decision(table: pd.DataFrame) -> np.ndarray:
 
 
 def _markdown(
-    *, tables, labels, agents, net, net_table, agreement, net_agreement, summaries, board, command
+    *,
+    tables,
+    labels,
+    agents,
+    net,
+    net_table,
+    agreement,
+    net_agreement,
+    summaries,
+    board,
+    command,
+    earlier=None,
+    before=None,
 ) -> str:
     first = tables[labels[0]]
     key = first.attrs["key"]
@@ -370,6 +424,18 @@ def _markdown(
         _ceiling_line(tables, labels, board),
         _unlimited_line(tables, labels, board),
     ]
+    if earlier is not None:
+        lines += [
+            "",
+            f"**Against the pair before** (the maps in `{before}`): does agreement grow with "
+            "the nets' strength?",
+            "",
+            "| maps | nets (sha256) | Spearman's rho | fairest cells shared | swap decisions "
+            "agreeing | opposite sure decisions | r corrected for sampling |",
+            "|---|---|---|---|---|---|---|",
+            _agreement_row(earlier, labels, board, "before"),
+            _agreement_row(tables, labels, board, "these"),
+        ]
     if net_agreement is not None:
         error = np.abs(net_table["v"].to_numpy() - first["v"].to_numpy())
         lines += [
