@@ -42,7 +42,7 @@ SIDE = 10
 PANEL = ("mcts:pool_a:200", "mcts:pool_b:200", "mcts:pool_b:800", "mcts:pool_c:200")
 
 
-def _nets(names: list[str]) -> list[tuple[str, Path]]:
+def kept_nets(names: list[str]) -> list[tuple[str, Path]]:
     """(run name, net file) of each kept side-10 net of the runs (all runs when none are
     named), or of the nets named as RUN/net_itN.pt; nets of a curriculum's smaller boards are
     left out."""
@@ -75,7 +75,7 @@ def _scores(spec: str, panel: Pool) -> dict[str, tuple[int, int, set[int]]]:
 
 def rate(names: list[str], simulations: int, members: list[str], games: int) -> None:
     panel, board = _panel(members), Board(SIDE)
-    for name, net in _nets(names):
+    for name, net in kept_nets(names):
         spec = f"mcts:{net.as_posix()}:{simulations}"
         started, played = time.perf_counter(), 0
         for member, (_, have, seeds) in _scores(spec, panel).items():
@@ -101,7 +101,7 @@ def draw(names: list[str], simulations: int, members: list[str], plot: Path | No
     curves: dict[str, list[tuple[float, float, float, float]]] = {}
     print(f"| run | iteration | CPU-hours | Elo [95%] | games | {' | '.join(panel.ratings)} |")
     print("| --- | ---: | ---: | ---: | ---: |" + " ---: |" * len(panel.ratings))
-    for name, net in _nets(names):
+    for name, net in kept_nets(names):
         spec = f"mcts:{net.as_posix()}:{simulations}"
         fit = rating_from_cache(spec, panel, CACHE)
         if fit is None:

@@ -44,10 +44,12 @@ def test_draw_refits_each_side_10_net_from_its_panel_matches_alone(
     members = load_pool("default", side=10).select(["random", "uct:1"])
     rate_against_pool([net], members, board=Board(10), num_games=2, cache_path=curve.CACHE)
 
-    assert [net.name for _, net in curve._nets([])] == ["net_it000020.pt"]  # side 5 left out
-    assert curve._nets(["run-s0/net_it000020.pt"]) == curve._nets(["run-s0"])  # one net by name
+    assert [net.name for _, net in curve.kept_nets([])] == ["net_it000020.pt"]  # side 5 left out
+    assert curve.kept_nets(["run-s0/net_it000020.pt"]) == curve.kept_nets(
+        ["run-s0"]
+    )  # one net by name
     with pytest.raises(SystemExit, match=r"no kept net at .*net_it000030"):
-        curve._nets(["run-s0/net_it000030.pt"])
+        curve.kept_nets(["run-s0/net_it000030.pt"])
     plot = tmp_path / "curve.png"
     curve.draw([], simulations=2, members=["random", "uct:1"], plot=plot)
     rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| run-s0")]

@@ -126,6 +126,8 @@ def plot_elo_curve(
         baselines: specs drawn as horizontal lines (random, uct, ...), each with its rating.
         title: the plot's title.
         x_label: what x is.
+        y_label: what y is (another measure of the runs, its points' bars of zero length where
+            it has no interval).
 
     Returns:
         The path written.
@@ -188,6 +190,7 @@ def plot_rating_curves(
     references: Mapping[str, float] | None = None,
     title: str = "Elo against training time",
     x_label: str = "CPU-hours of training",
+    y_label: str = "Elo on the pool (random = 0), 95% intervals",
 ) -> Path:
     """Several runs' strength on one scale (a pool's), each a line through its rated points
     with their 95% intervals as error bars; a PNG file.
@@ -199,6 +202,8 @@ def plot_rating_curves(
             the curves, say).
         title: the plot's title.
         x_label: what x is.
+        y_label: what y is (another measure of the runs, its points' bars of zero length where
+            it has no interval).
 
     Returns:
         The path written.
@@ -214,7 +219,7 @@ def plot_rating_curves(
                           textcoords="offset points", xytext=(0, 2), ha="right",
                           color="grey", fontsize=7)  # fmt: skip
         axes.set_xlabel(x_label)
-        axes.set_ylabel("Elo on the pool (random = 0), 95% intervals")
+        axes.set_ylabel(y_label)
         axes.set_title(title)
         axes.grid(alpha=0.3)
         bottom, top = axes.get_ylim()

@@ -1,0 +1,94 @@
+"""The long runs' opening maps from search: does each kept net answer the opening question as
+the nets before it did, and do two seeds answer it alike?
+
+    python scripts/long_run_maps.py                                   # the table
+    python scripts/long_run_maps.py --plot docs/long-runs-maps.png    # and the picture
+
+Each kept side-10 net of ``benchmarks/long_runs/`` (`scripts/long_runs.py`) values every first
+move c by search on the position after ``c, swap`` (``--simulations`` an opening, no noise:
+``trapy-openings estimator=search``, cached, about a minute a map for the small net on one
+core). Each map is compared (Spearman's rho over the 145 cells, `compare_maps`) with a fixed
+reference, the played map of the two-hour recipe's seed 0 (``--reference``, the shipped pair's
+map of 2026-12-02), and with the map of the other seed's net nearest in CPU-hours (if within
+0.35 of an hour). The column
+"swap" is the share of first moves the map says yellow should swap (v > 1/2).
+
+A search map is the net's own opinion in one position, cheap beside the published map from
+play (hours of games a net); it shows where a net's reply after a swap is off its training
+distribution long before the played maps are paid for.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from long_runs import where  # this folder's scripts: the legs' bookkeeping, the kept nets
+from strength_curve import kept_nets
+
+from trapy_rl.analysis.agreement import compare_maps
+from trapy_rl.analysis.openings import estimate_openings, read_opening_json
+from trapy_rl.eval.report import plot_rating_curves
+from trapy_rl.mcts.settings import SearchSettings
+from trapy_rl.nn.checkpoint import load_checkpoint
+
+REFERENCE = Path("benchmarks") / "reference" / "openings" / "openings-seed_0.json"
+NEAR_HOURS = 0.35  # the other seed's net compared: the nearest in CPU-hours, if this near
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("names", nargs="*", help="runs of benchmarks/long_runs/ (default: all)")
+    parser.add_argument("--simulations", type=int, default=800)
+    parser.add_argument("--reference", type=Path, default=REFERENCE, help="an opening map's JSON")
+    parser.add_argument("--cache-dir", default="default")
+    parser.add_argument("--plot", type=Path, default=None, help="the picture (PNG)")
+    args = parser.parse_args(argv)
+
+    _, reference = read_opening_json(args.reference)
+    search = SearchSettings(num_simulations=args.simulations)
+    maps = {}  # run -> [(CPU-hours, iteration, table)]
+    for run, net in kept_nets(args.names):
+        table = estimate_openings(
+            side=10, estimator="search", checkpoint=net, search=search, cache_dir=args.cache_dir
+        )
+        stands = where(load_checkpoint(net))
+        maps.setdefault(run, []).append((stands["cpu_hours"], stands["iteration"], table))
+
+    print("| run | iteration | CPU-hours | rho vs the reference | other seed | rho | swap |")
+    print("| --- | ---: | ---: | ---: | --- | ---: | ---: |")
+    curves: dict[str, list[tuple[float, float, float, float]]] = {}
+    for run, points in maps.items():
+        others = [(r, p) for r, p in maps.items() if r != run and _same_recipe(r, run)]
+        for hours, iteration, table in sorted(points, key=lambda p: p[0]):
+            rho = compare_maps(table, reference).spearman
+            curves.setdefault(f"{run} vs the reference", []).append((hours, rho, rho, rho))
+            other, cross, near = "-", "", None
+            if others:
+                other_run, other_points = others[0]
+                near = min(other_points, key=lambda p: abs(p[0] - hours))
+                if abs(near[0] - hours) > NEAR_HOURS:
+                    near = None
+            if near is not None:
+                other = f"{other_run} at {near[0]:.2f} h"
+                cross_rho = compare_maps(table, near[2]).spearman
+                cross = f"{cross_rho:.2f}"
+                if run < other_run:  # one line per pair of seeds
+                    pair = f"{run} vs {other_run}"
+                    curves.setdefault(pair, []).append((hours, cross_rho, cross_rho, cross_rho))
+            print(f"| {run} | {iteration} | {hours:.2f} | {rho:.2f} | {other} | {cross} | "
+                  f"{table['swap'].mean():.2f} |")  # fmt: skip
+    if args.plot is not None:
+        title = (f"Opening maps by search ({args.simulations} simulations) of the long runs' "
+                 f"nets,\nagainst a reference played map and each other")  # fmt: skip
+        print(plot_rating_curves(curves, args.plot, title=title, y_label="Spearman's rho"))
+    return 0
+
+
+def _same_recipe(a: str, b: str) -> bool:
+    """Two runs of one recipe and net size with other seeds: their names differ in the seed."""
+    return a.rsplit("-", 1)[0] == b.rsplit("-", 1)[0]
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,72 @@
+"""scripts/long_run_maps.py: each kept net's search map against a reference and the other seed."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pytest
+from tiny import tiny_payload
+
+from trapy_rl.analysis.agreement import compare_maps
+from trapy_rl.analysis.openings import estimate_openings, opening_table, write_opening_table
+from trapy_rl.game import Board
+from trapy_rl.mcts.settings import SearchSettings
+from trapy_rl.train.checkpoint import save_checkpoint
+
+SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
+
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
+
+
+@pytest.fixture
+def maps(monkeypatch):
+    monkeypatch.syspath_prepend(str(SCRIPTS))  # it imports its neighbours
+    spec = importlib.util.spec_from_file_location("long_run_maps", SCRIPTS / "long_run_maps.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_each_net_is_compared_with_the_reference_and_the_other_seed_near_it(
+    maps, tmp_path, monkeypatch, capsys
+):
+    monkeypatch.chdir(tmp_path)  # the scripts name the runs relative to the repository
+    nets = {}
+    for run, points in {"run-s0": ((20, 0.5), (40, 2.0)), "run-s1": ((21, 0.6),)}.items():
+        folder = Path("benchmarks") / "long_runs" / run
+        folder.mkdir(parents=True)
+        for iteration, hours in points:
+            payload = tiny_payload(side=10, iteration=iteration, seed=iteration)
+            payload["clock"] = {"seconds": 3600 * hours, "cpu_seconds": 3600 * hours}
+            nets[run, iteration] = folder / f"net_it{iteration:06d}.pt"
+            save_checkpoint(nets[run, iteration], payload)
+    board = Board(10)
+    v = np.random.default_rng(0).random(board.num_cells)
+    reference_table = opening_table(v, board, games=np.full(board.num_cells, 10))
+    reference_table.attrs["key"] = {"estimator": "playout", "side": 10}
+    reference = tmp_path / "reference"
+    write_opening_table(reference_table, reference)
+
+    maps.main(["--simulations", "2", "--reference", f"{reference}.json",
+               "--cache-dir", str(tmp_path / "cache"), "--plot", "maps.png"])  # fmt: skip
+    rows = {
+        tuple(cell.strip() for cell in line.split("|")[1:3]): line
+        for line in capsys.readouterr().out.splitlines()
+        if line.startswith("| run-")
+    }
+    assert set(rows) == {("run-s0", "20"), ("run-s0", "40"), ("run-s1", "21")}
+
+    def search_map(key):
+        return estimate_openings(side=10, estimator="search", checkpoint=nets[key],
+                                 search=SearchSettings(num_simulations=2),
+                                 cache_dir=tmp_path / "cache")  # fmt: skip
+
+    s0, s1 = search_map(("run-s0", 20)), search_map(("run-s1", 21))
+    assert f"| {compare_maps(s0, reference_table).spearman:.2f} |" in rows["run-s0", "20"]
+    cross = f"{compare_maps(s0, s1).spearman:.2f}"
+    assert f"| run-s1 at 0.60 h | {cross} |" in rows["run-s0", "20"]
+    assert "| run-s0 at 0.50 h |" in rows["run-s1", "21"]
+    assert "| - |" in rows["run-s0", "40"]  # 1.4 hours from the other seed's only net
+    assert Path("maps.png").stat().st_size > 0
