@@ -282,6 +282,46 @@ def test_swap_coins_play_both_branches_whatever_the_search_prefers(swap_logit):
         SelfPlaySettings(swap_coin_share=1.5)
 
 
+@pytest.mark.parametrize("swap_logit", [20.0, -20.0], ids=["always-swaps", "never-swaps"])
+def test_a_declined_swap_also_trains_the_position_after_the_swap(swap_logit):
+    """Each game that declined the swap gains one sample after its own: the position after
+    ``c, swap`` by the reference rules, with the decision's targets less the swap."""
+    board = Board(4)
+    kwargs = dict(num_games=8, evaluator=SwapBiasedEvaluator(swap_logit), temperature_moves=1)
+    plain = make_selfplay(board, **kwargs).play(60, seed=3)
+    more = make_selfplay(board, post_swap_samples=True, **kwargs).play(60, seed=3)
+    assert [r.moves for r in more.records] == [r.moves for r in plain.records]  # same games
+    swap, swap_plane = board.swap_action, PLANE_NAMES.index("swap_allowed")
+    start = extra = 0  # the game's first sample in more; start - extra in plain
+    for record in more.records:
+        length = len(record.moves)
+        ours, theirs = slice(start, start + length), slice(start - extra, start - extra + length)
+        np.testing.assert_array_equal(more.samples.planes[ours], plain.samples.planes[theirs])
+        np.testing.assert_array_equal(more.samples.values[ours], plain.samples.values[theirs])
+        start += length
+        if record.moves[1] == swap:
+            continue
+        extra += 1
+        after_swap = GameState(board)
+        after_swap.play(record.moves[0])
+        after_swap.play(swap)
+        planes = encode_planes(BatchGame.from_states([after_swap]))[0]
+        np.testing.assert_array_equal(more.samples.planes[start], planes)
+        decision = more.samples.policies[start - length + 1]
+        expected = np.where(np.arange(board.num_actions) == swap, 0.0, decision)
+        np.testing.assert_allclose(more.samples.policies[start], expected / expected.sum())
+        assert more.samples.policies[start][~after_swap.legal_mask()].sum() == 0
+        assert more.samples.values[start] == more.samples.values[start - length + 1]
+        # the decision and the position after the swap differ only in the swap plane
+        differ = (more.samples.planes[start] != more.samples.planes[start - length + 1]).any(
+            axis=(1, 2)
+        )
+        assert np.flatnonzero(differ).tolist() == [swap_plane]
+        start += 1
+    assert start == len(more.samples) == len(plain.samples) + extra
+    assert (extra == 0) if swap_logit > 0 else (extra == len(more.records) > 0)
+
+
 class CellBiasedEvaluator(UniformEvaluator):
     """A uniform prior but for cell 0, whose logit is +20: the search always plays there."""
 

@@ -37,12 +37,14 @@ import numpy as np
 
 from trapy_rl.game.batch import BatchGame
 from trapy_rl.game.board import Board
-from trapy_rl.game.planes import NUM_PLANES, encode_planes
+from trapy_rl.game.planes import NUM_PLANES, PLANE_NAMES, encode_planes
 from trapy_rl.mcts.policies import select_actions, select_opening_actions
 from trapy_rl.mcts.search import MCTS, Evaluator
 from trapy_rl.mcts.settings import SearchSettings
 from trapy_rl.train.replay import Samples
 from trapy_rl.train.settings import SelfPlaySettings
+
+_SWAP_PLANE = PLANE_NAMES.index("swap_allowed")
 
 __all__ = [
     "GameRecord",
@@ -402,15 +404,17 @@ class SelfPlay:
             stones = batch.stones[g]  # [K] the final position: 0 empty, 1 blue, 2 yellow
             mine = stones[None, :] == players[:, None]  # [n, K]
             ownership = np.where(mine, 1, np.where(stones[None, :] == 0, 0, -1))
-            parts.append(
-                Samples(
-                    self._planes[g, recorded],
-                    self._policies[g, recorded],
-                    np.where(players == winner, 1.0, -1.0).astype(np.float32),
-                    ownership.astype(np.int8),
-                    np.full(len(recorded), not batch.resigned[g]),
-                )
+            values = np.where(players == winner, 1.0, -1.0).astype(np.float32)
+            samples = Samples(
+                self._planes[g, recorded],
+                self._policies[g, recorded],
+                values,
+                ownership.astype(np.int8),
+                np.full(len(recorded), not batch.resigned[g]),
             )
+            parts.append(samples)
+            if self.settings.post_swap_samples:
+                parts += self._post_swap_sample(g, recorded, samples)
             records.append(
                 GameRecord(
                     moves=[int(a) for a in batch.history[g, :length]],
@@ -422,6 +426,32 @@ class SelfPlay:
                 )
             )
         return Samples.concatenate(parts, self.board)
+
+    def _post_swap_sample(self, g: int, recorded: np.ndarray, samples: Samples) -> list[Samples]:
+        """The position after the swap as one more sample of game ``g``, when it declined the
+        swap at move two and that decision is a training position (see `SelfPlaySettings`):
+        the decision's planes with ``swap_allowed`` off, its policy target without the swap
+        (renormalised), its value and ownership targets. [] otherwise."""
+        decision = np.flatnonzero(recorded == 1)  # ply 1: the swap decision
+        swap = self.board.swap_action
+        if not len(decision) or self.batch.history[g, 1] == swap:
+            return []
+        row = int(decision[0])
+        policy = samples.policies[row].copy()
+        policy[swap] = 0.0
+        if policy.sum() <= 0:  # every visit went to the swap: no target among the others
+            return []
+        planes = samples.planes[row].copy()
+        planes[_SWAP_PLANE] = 0.0
+        return [
+            Samples(
+                planes[None],
+                (policy / policy.sum())[None],
+                samples.values[row : row + 1],
+                samples.ownership[row : row + 1],
+                samples.owned[row : row + 1],
+            )
+        ]
 
     def set_resign_threshold(self, threshold: float) -> None:
         """Resign below ``threshold`` from the next move on (a root value, < 1)."""

@@ -113,6 +113,14 @@ class SelfPlaySettings:
     on the games after every opening, not only the few its self-play settles on (the two
     shipped side-10 nets' own draws open on 8 and 23 of the 145 cells, 83% of one's games on
     f9; the opening map asks about all of them). The position's policy target stays the search's.
+
+    Post-swap samples: with ``post_swap_samples``, each game whose swap was declined also
+    trains the position after the swap: the position after ``c, swap`` is, in the mover's
+    view, the decision after ``c`` with the swap gone (the ``swap_allowed`` plane off), and
+    every move from it leads where the same move led in the decision, so the declined game's
+    outcome and its search's other moves are that position's targets. Self-play meets the
+    position after a swap only where a swap was played, so a net can play its first reply
+    there far worse than in the decision itself (the opening map plays from it).
     """
 
     num_games: int = 32
@@ -128,6 +136,7 @@ class SelfPlaySettings:
     cheap_num_simulations: int = 8  # the other moves' search, not recorded
     swap_coin_share: float = 0.0  # games whose swap decision is a fair coin
     random_opening_share: float = 0.0  # games whose first stone is on a uniformly drawn cell
+    post_swap_samples: bool = False  # declined swaps also train the position after the swap
 
     def __post_init__(self) -> None:
         p: list[str] = []
