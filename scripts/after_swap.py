@@ -21,9 +21,8 @@ import argparse
 
 import numpy as np
 
-from trapy_rl.agents import parse_agent
 from trapy_rl.analysis.estimators import play_from
-from trapy_rl.analysis.playout_jobs import play_batch
+from trapy_rl.analysis.playout_jobs import play_batch, seeded_agents
 from trapy_rl.errors import reported
 from trapy_rl.eval import wilson_interval
 from trapy_rl.game import BLUE, Board
@@ -37,12 +36,7 @@ def owner_wins(
     it), a game from each of ``cells`` (ascending), after the swap or at the decision."""
     if not decision:
         return play_batch(owner, mover, board.side, cells, seed)
-    sequence = np.random.SeedSequence(seed)
-    owner_seed, mover_seed = (int(s) for s in sequence.generate_state(2))
-    owner_agent = parse_agent(owner, board=board, seed=owner_seed)
-    mover_agent = (
-        owner_agent if mover == owner else parse_agent(mover, board=board, seed=mover_seed)
-    )
+    owner_agent, mover_agent = seeded_agents(owner, mover, board, seed)
     games = BatchGame(len(cells), board)
     games.step(cells)  # a lone blue stone, yellow to move and free to swap
     winners = play_from(games, mover_agent, owner_agent)

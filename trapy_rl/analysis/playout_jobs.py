@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 from tqdm.auto import tqdm
 
+from trapy_rl.agents.base import Agent
 from trapy_rl.agents.kinds import parse_agent
 from trapy_rl.analysis.estimators import _check_positive, playout_counts
 from trapy_rl.game.board import Board
@@ -38,6 +39,16 @@ from trapy_rl.game.board import Board
 __all__ = ["JOURNAL_FORMAT", "PlayoutJob", "play_batch"]
 
 JOURNAL_FORMAT = 1
+
+
+def seeded_agents(agent: str, opponent: str, board: Board, seed: Any) -> tuple[Agent, Agent]:
+    """The stone's owner and the player to move of a batch, each seeded from ``seed`` (an int
+    or `numpy.random.SeedSequence`); one agent for both where the specs are the same."""
+    sequence = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
+    owner_seed, mover_seed = (int(s) for s in sequence.generate_state(2))
+    owner = parse_agent(agent, board=board, seed=owner_seed)
+    mover = owner if opponent == agent else parse_agent(opponent, board=board, seed=mover_seed)
+    return owner, mover
 
 
 def play_batch(agent: str, opponent: str, side: int, cells: np.ndarray, seed: Any) -> np.ndarray:
@@ -55,10 +66,7 @@ def play_batch(agent: str, opponent: str, side: int, cells: np.ndarray, seed: An
         [K] int64, the owner's wins per cell.
     """
     board = Board(side)
-    sequence = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
-    owner_seed, mover_seed = (int(s) for s in sequence.generate_state(2))
-    owner = parse_agent(agent, board=board, seed=owner_seed)
-    mover = owner if opponent == agent else parse_agent(opponent, board=board, seed=mover_seed)
+    owner, mover = seeded_agents(agent, opponent, board, seed)
     counts = np.bincount(cells, minlength=board.num_cells)
     wins, _ = playout_counts(owner, mover, board, num_games=counts, batch_size=max(len(cells), 1))
     return wins

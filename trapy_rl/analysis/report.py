@@ -183,9 +183,12 @@ def _earlier_table(folder: Path, label: str, board: Board) -> pd.DataFrame:
     return table
 
 
-def _agreement_row(tables, labels, board: Board, what: str) -> str:
-    """One row of the table of two maps' agreement: the nets and each measure of it."""
-    agreement = compare_maps(*(tables[label] for label in labels))
+def _agreement_row(
+    tables, labels, board: Board, what: str, agreement: MapAgreement | None = None
+) -> str:
+    """One row of the table of two maps' agreement: the nets and each measure of it
+    (``agreement``: their `compare_maps`, where it is already computed)."""
+    agreement = agreement or compare_maps(*(tables[label] for label in labels))
     nets = ", ".join(
         f"`{AgentSpec.parse(t.attrs['key']['agent']['spec']).args[0]}` "
         f"({t.attrs['key']['agent'].get('sha256', '?')[:12]})"
@@ -434,7 +437,7 @@ def _markdown(
             "agreeing | opposite sure decisions | r corrected for sampling |",
             "|---|---|---|---|---|---|---|",
             _agreement_row(earlier, labels, board, "before"),
-            _agreement_row(tables, labels, board, "these"),
+            _agreement_row(tables, labels, board, "these", agreement),
         ]
     if net_agreement is not None:
         error = np.abs(net_table["v"].to_numpy() - first["v"].to_numpy())
