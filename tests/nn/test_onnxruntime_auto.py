@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 import torch
 
 from trapy_rl.game import BatchGame, Board
 from trapy_rl.nn import NetConfig, NetEvaluator, PolicyValueNet
+from trapy_rl.nn import evaluator as evaluator_module
 from trapy_rl.nn.folded import FoldedNet
 from trapy_rl.nn.ort_net import OrtNet
 
@@ -32,13 +35,19 @@ def test_auto_picks_onnxruntime_on_the_cpu_in_fp32_and_agrees_with_torch():
     np.testing.assert_allclose(values, torch_values, atol=1e-5)
 
 
-def test_auto_keeps_torch_where_onnxruntime_cannot_run():
+@pytest.mark.parametrize("native_bf16", [False, True])
+def test_auto_keeps_torch_where_onnxruntime_cannot_run(monkeypatch, native_bf16):
+    # The CPU's bf16 flags decide the warning, so both kinds of CPU are simulated.
+    monkeypatch.setattr(evaluator_module, "bf16_supported", lambda device: native_bf16)
     net = small_net()
     assert not isinstance(
         NetEvaluator(net, device="cpu", fold=False, onnxruntime="auto").forward, OrtNet
     )
-    with pytest.warns(RuntimeWarning):  # bf16 on a CPU without native bf16
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         forced = NetEvaluator(net, device="cpu", bf16=True, onnxruntime="auto")
+    emulated = [w for w in caught if issubclass(w.category, RuntimeWarning)]
+    assert len(emulated) == (0 if native_bf16 else 1)  # warned only where bf16 is emulated
     assert isinstance(forced.forward, FoldedNet)
     assert isinstance(NetEvaluator(net, device="cpu").forward, FoldedNet)  # the default: torch
     with pytest.raises(ValueError, match="onnxruntime must be"):
