@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -52,6 +53,7 @@ def test_the_report_compares_two_maps_and_writes_every_cell(tmp_path):
     )
     assert "Mann-Whitney" in text and "contain 1/2" in text
     assert "- Unlimited games: the maps' Pearson r is" in text
+    assert re.search(r"meet all three bars .* in \d+% with a's map as the truth", text)
     assert "`temperature_moves=3` draws the first 3 moves of a game" in text
     assert text.count("minutes of training clock") == 2  # each net's training record
     for picture in ("map", "fairest"):

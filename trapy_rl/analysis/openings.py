@@ -50,6 +50,7 @@ __all__ = [
     "default_cache_dir",
     "estimate_openings",
     "opening_table",
+    "played_table",
     "read_opening_json",
     "read_opening_table",
     "write_opening_table",
@@ -120,7 +121,9 @@ def opening_table(
     return table
 
 
-def _table_from_counts(wins: np.ndarray, games: np.ndarray, board: Board) -> pd.DataFrame:
+def played_table(wins: np.ndarray, games: np.ndarray, board: Board) -> pd.DataFrame:
+    """The `opening_table` of played counts ``wins``, ``games`` ([K] int, every cell played):
+    v = wins / games with its 95% Wilson interval."""
     bounds = np.array([wilson_interval(int(w), int(g)) for w, g in zip(wins, games)])
     return opening_table(wins / games, board, low=bounds[:, 0], high=bounds[:, 1], games=games)
 
@@ -352,7 +355,7 @@ def _compute(
             raise
     if mirror:
         wins, games = mirror_pool(wins, games, board)
-    return _table_from_counts(wins, games, board)
+    return played_table(wins, games, board)
 
 
 def read_opening_table(source: str | os.PathLike | io.StringIO) -> tuple[Board, pd.DataFrame]:
