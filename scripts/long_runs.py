@@ -69,6 +69,23 @@ def _write_legs(name: str, legs: list[dict]) -> None:
     (folder / "legs.json").write_text(json.dumps(legs, indent=1) + "\n")
 
 
+# Overrides that say where a leg runs or how long, not how it trains.
+_NOT_RECIPE = ("resume=", "minutes=", "hydra.run.dir=")
+
+
+def recipe_changes(name: str) -> list[tuple[float, str]]:
+    """(CPU-hours, override) of each training override that a later leg added to the run:
+    one not in any earlier leg's command (where and how long a leg runs left out)."""
+    seen: set[str] = set()
+    changes = []
+    for number, leg in enumerate(_legs(name)):
+        overrides = [t for t in leg["command"].split()[1:] if not t.startswith(_NOT_RECIPE)]
+        if number > 0 and isinstance(leg["from"], dict):
+            changes += [(leg["from"]["cpu_hours"], t) for t in overrides if t not in seen]
+        seen.update(overrides)
+    return sorted(set(changes))
+
+
 def where(payload: dict) -> dict:
     """Where a checkpoint stands: its iteration, CPU-hours and hours of training clock."""
     clock = payload.get("clock") or {}

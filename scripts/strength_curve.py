@@ -25,7 +25,7 @@ import sys
 import time
 from pathlib import Path
 
-from long_runs import where  # this folder's script: the legs' bookkeeping
+from long_runs import recipe_changes, where  # this folder's script: the legs' bookkeeping
 
 from trapy_rl.eval.cache import ResultCache
 from trapy_rl.eval.pool import Pool, load_pool, rate_against_pool, rating_from_cache
@@ -120,7 +120,12 @@ def draw(names: list[str], simulations: int, members: list[str], plot: Path | No
         near = {m.spec: m.elo for m in panel.members}
         title = (f"Elo against CPU-hours of training, side 10\neach net at {simulations} "
                  f"simulations against {len(panel.members)} members of the pool")  # fmt: skip
-        print(plot_rating_curves(curves, plot, references=near, title=title))
+        # Where a run's recipe changed, as its last key: "+post_swap_samples=true".
+        marks = {
+            name: [(h, f"+{o.rsplit('.', 1)[-1]}") for h, o in recipe_changes(name)]
+            for name in curves
+        }
+        print(plot_rating_curves(curves, plot, references=near, marks=marks, title=title))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -73,3 +73,22 @@ def test_a_run_with_legs_is_not_started_again_and_one_without_is_not_resumed(lon
     long_runs._write_legs("run-s0", [{"from": "scratch"}])
     with pytest.raises(SystemExit, match="has legs already: resume it"):
         long_runs.main(["start", "run-s0", "--runs", runs])
+
+
+def test_recipe_changes_are_the_overrides_a_later_leg_added(long_runs, tmp_path):
+    """Where and how long a leg runs is not the recipe; an override first seen in a later leg
+    is a change, marked at the CPU-hours where that leg began (a lost leg's too)."""
+    folder = tmp_path / "committed" / "run-s1"
+    folder.mkdir(parents=True)
+    start = {"iteration": 4, "cpu_hours": 1.5, "clock_hours": 2.0}
+    later = {"iteration": 9, "cpu_hours": 2.25, "clock_hours": 3.0}
+    legs = [
+        {"from": "scratch", "command": "trapy-train experiment=trapy_cpu minutes=600 seed=1 "
+                                       "hydra.run.dir=RUNS/run-s1"},
+        {"from": start, "command": "trapy-train resume=RUNS/run-s1 minutes=900"},
+        {"from": later, "command": "trapy-train resume=RUNS/run-s1 minutes=900 a.b=true seed=1"},
+        {"from": later, "command": "trapy-train resume=RUNS/run-s1 a.b=true c=2"},
+    ]  # fmt: skip
+    (folder / "legs.json").write_text(json.dumps(legs))
+    assert long_runs.recipe_changes("run-s1") == [(2.25, "a.b=true"), (2.25, "c=2")]
+    assert long_runs.recipe_changes("no-such-run") == []

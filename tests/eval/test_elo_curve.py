@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from matplotlib.axes import Axes
+from matplotlib.colors import to_hex
 
 from trapy_rl.eval.elo import fit_elo
 from trapy_rl.eval.report import plot_elo_curve, plot_rating_curves
@@ -40,7 +41,18 @@ def test_several_runs_share_one_scale_and_the_references_are_drawn(tmp_path, mon
     monkeypatch.setattr(Axes, "axhline", recorded_axhline)
     curves = {"tiny": [(1.0, 2460.0, 2371.0, 2549.0), (0.5, 2297.0, 2208.0, 2386.0)],
               "small": [(0.7, 2200.0, 2100.0, 2300.0)]}  # fmt: skip
-    path = plot_rating_curves(curves, tmp_path / "curves.png", references={"uct:5000": 1753.0})
+    marked = []
+    axvline = Axes.axvline
+
+    def recorded_axvline(self, x, **kw):
+        marked.append((x, kw["color"]))
+        return axvline(self, x, **kw)
+
+    monkeypatch.setattr(Axes, "axvline", recorded_axvline)
+    path = plot_rating_curves(curves, tmp_path / "curves.png", references={"uct:5000": 1753.0},
+                              marks={"small": [(0.6, "+option")]})  # fmt: skip
     assert path.stat().st_size > 0
+    ((x, colour),) = marked  # in the colour of its run, the second curve
+    assert x == 0.6 and to_hex(colour) == to_hex("C1")
     assert [(x, kw["label"]) for x, kw in drawn] == [([0.5, 1.0], "tiny"), ([0.7], "small")]
     assert lines == [1753.0]

@@ -188,6 +188,7 @@ def plot_rating_curves(
     path: str | Path,
     *,
     references: Mapping[str, float] | None = None,
+    marks: Mapping[str, Sequence[tuple[float, str]]] | None = None,
     title: str = "Elo against training time",
     x_label: str = "CPU-hours of training",
     y_label: str = "Elo on the pool (random = 0), 95% intervals",
@@ -200,6 +201,8 @@ def plot_rating_curves(
         path: the PNG to write.
         references: {label: Elo} drawn as dashed horizontal lines (the pool's members near
             the curves, say).
+        marks: {run name: [(x, label)]} drawn as dotted vertical lines in the run's colour
+            (where its recipe changed, say).
         title: the plot's title.
         x_label: what x is.
         y_label: what y is (another measure of the runs, its points' bars of zero length where
@@ -210,9 +213,19 @@ def plot_rating_curves(
     """
     path = Path(path)
     with _plot_file(path) as axes:
+        colours = {}
         for name, points in curves.items():
             x, elo, low, high = (np.array(v, dtype=np.float64) for v in zip(*sorted(points)))
-            axes.errorbar(x, elo, yerr=[elo - low, high - elo], fmt="o-", capsize=3, label=name)
+            line = axes.errorbar(
+                x, elo, yerr=[elo - low, high - elo], fmt="o-", capsize=3, label=name
+            )
+            colours[name] = line.lines[0].get_color()
+        for name, points in (marks or {}).items():
+            for x, label in points:
+                axes.axvline(x, color=colours.get(name, "grey"), linestyle=":", linewidth=1.2)
+                axes.annotate(label, (x, 0.01), xycoords=("data", "axes fraction"),
+                              textcoords="offset points", xytext=(2, 0), rotation=90,
+                              va="bottom", color=colours.get(name, "grey"), fontsize=7)  # fmt: skip
         for label, elo in (references or {}).items():
             axes.axhline(elo, color="grey", linestyle="--", linewidth=0.8)
             axes.annotate(label, (0.99, elo), xycoords=("axes fraction", "data"),
