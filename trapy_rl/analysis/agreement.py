@@ -50,6 +50,7 @@ __all__ = [
     "corrected_pearson",
     "sampling_ceiling",
     "sure_of_decision",
+    "true_chances",
 ]
 
 
@@ -154,6 +155,15 @@ def compare_maps(a: pd.DataFrame, b: pd.DataFrame, *, fairest: int = 20) -> MapA
     )
 
 
+def true_chances(truth: pd.DataFrame) -> np.ndarray:
+    """[K] float64: the chances a map is taken to measure, for drawing maps from it: a played
+    cell's (wins + 1/2) / (games + 1), so that a cell won or lost in every game keeps some
+    spread; the map's v where a cell has no games (a map by the net or search)."""
+    v = truth["v"].to_numpy(np.float64)
+    games = truth["games"].to_numpy(np.float64)
+    return np.where(games > 0, (v * games + 0.5) / (games + 1), v)
+
+
 def sampling_ceiling(
     truth: pd.DataFrame,
     games_a: np.ndarray,
@@ -165,9 +175,9 @@ def sampling_ceiling(
 ) -> np.ndarray:
     """Spearman's rho of two maps that differ by sampling alone (a parametric bootstrap).
 
-    Each cell's chance is taken from ``truth`` as (wins + 1/2) / (games + 1), so that a cell
-    won or lost in every game keeps some spread; two maps are drawn with ``games_a`` and
-    ``games_b`` games a cell (binomial), and their rho computed, ``draws`` times.
+    Each cell's chance is taken from ``truth`` (`true_chances`); two maps are drawn with
+    ``games_a`` and ``games_b`` games a cell (binomial), and their rho computed, ``draws``
+    times.
 
     Args:
         truth: an opening table with played counts (columns ``v`` and ``games``).
@@ -181,10 +191,9 @@ def sampling_ceiling(
     Returns:
         [draws] float64, the rho of each pair of drawn maps.
     """
-    games = truth["games"].to_numpy(np.float64)
-    if (games < 1).any():
+    if (truth["games"].to_numpy() < 1).any():
         raise ValueError("sampling_ceiling needs played counts in every cell of the truth")
-    chance = (truth["v"].to_numpy(np.float64) * games + 0.5) / (games + 1)
+    chance = true_chances(truth)
     k = len(chance)
     drawn_of = _pair_of(k, mirror_cells)
     counts = [np.asarray(g, dtype=np.int64) for g in (games_a, games_b)]

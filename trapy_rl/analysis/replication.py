@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from trapy_rl.analysis import estimators
-from trapy_rl.analysis.agreement import compare_maps
+from trapy_rl.analysis.agreement import compare_maps, true_chances
 from trapy_rl.analysis.openings import played_table
 from trapy_rl.game.board import Board
 
@@ -90,9 +90,8 @@ def replicate_playout_map(
 ) -> Replication:
     """Two maps of the played method drawn from ``truth``, compared, ``draws`` times.
 
-    Each cell's chance is the truth's v; a truth with played counts (column ``games`` > 0)
-    gives (wins + 1/2) / (games + 1) instead, so that a cell won or lost in every game keeps
-    some spread. The settings are those of ``estimate_openings(estimator="playout")``.
+    Each cell's chance is the truth's (`true_chances`). The settings are those of
+    ``estimate_openings(estimator="playout")``.
 
     Args:
         truth: an opening table of ``board`` (`trapy_rl.analysis.opening_table`).
@@ -112,9 +111,7 @@ def replicate_playout_map(
     if isinstance(playouts, bool) or not isinstance(playouts, (int, np.integer)) or playouts < 1:
         raise ValueError(f"playouts must be an integer >= 1, got {playouts!r}")
     estimators.check_refinement(refine_fairest, half_width, name="refine_fairest")
-    v = truth["v"].to_numpy(np.float64)
-    games = truth["games"].to_numpy(np.float64)
-    chance = np.where(games > 0, (v * games + 0.5) / (games + 1), v)
+    chance = true_chances(truth)
     rng = np.random.default_rng(seed)
 
     def play(num_games: int | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
