@@ -81,7 +81,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.plot is not None:
         title = (f"Opening maps by search ({args.simulations} simulations) of the long runs' "
                  f"nets,\nagainst a reference played map and each other")  # fmt: skip
-        print(plot_rating_curves(curves, args.plot, title=title, y_label="Spearman's rho"))
+        print(plot_rating_curves(curves, args.plot, title=title, y_label="Spearman's rho",
+                                 legend="lower right"))  # fmt: skip
     return 0
 
 

@@ -192,6 +192,7 @@ def plot_rating_curves(
     title: str = "Elo against training time",
     x_label: str = "CPU-hours of training",
     y_label: str = "Elo on the pool (random = 0), 95% intervals",
+    legend: str = "upper left",
 ) -> Path:
     """Several runs' strength on one scale (a pool's), each a line through its rated points
     with their 95% intervals as error bars; a PNG file.
@@ -237,7 +238,7 @@ def plot_rating_curves(
         axes.grid(alpha=0.3)
         bottom, top = axes.get_ylim()
         axes.set_ylim(bottom, top + 0.05 * (top - bottom))  # room for the top line's label
-        axes.legend(fontsize=8, loc="upper left")
+        axes.legend(fontsize=8, loc=legend)
     return path
 
 
