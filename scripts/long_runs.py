@@ -79,11 +79,13 @@ def recipe_changes(name: str) -> list[tuple[float, str]]:
     seen: set[str] = set()
     changes = []
     for number, leg in enumerate(_legs(name)):
-        overrides = [t for t in leg["command"].split()[1:] if not t.startswith(_NOT_RECIPE)]
-        if number > 0 and isinstance(leg["from"], dict):
-            changes += [(leg["from"]["cpu_hours"], t) for t in overrides if t not in seen]
-        seen.update(overrides)
-    return sorted(set(changes))
+        for override in leg["command"].split()[1:]:
+            if override.startswith(_NOT_RECIPE) or override in seen:
+                continue
+            seen.add(override)
+            if number > 0 and isinstance(leg["from"], dict):
+                changes.append((leg["from"]["cpu_hours"], override))
+    return changes
 
 
 def where(payload: dict) -> dict:

@@ -19,7 +19,11 @@ from pathlib import Path
 import numpy as np
 
 from trapy_rl.analysis.openings import read_opening_json
-from trapy_rl.analysis.replication import replicate_playout_map
+from trapy_rl.analysis.replication import (
+    FAIREST_SHARED_BAR,
+    SPEARMAN_BAR,
+    replicate_playout_map,
+)
 from trapy_rl.errors import reported
 
 REFERENCE = Path("benchmarks") / "reference" / "openings"
@@ -37,8 +41,8 @@ def main(argv: list[str] | None = None) -> None:
         help="played maps' JSON taken as the truth",
     )
     parser.add_argument("--draws", type=int, default=200, help="pairs of maps a row")
-    parser.add_argument("--spearman", type=float, default=0.95)
-    parser.add_argument("--fairest-shared", type=int, default=15)
+    parser.add_argument("--spearman", type=float, default=SPEARMAN_BAR)
+    parser.add_argument("--fairest-shared", type=int, default=FAIREST_SHARED_BAR)
     args = parser.parse_args(argv)
 
     with reported("opening_bars"):
@@ -48,7 +52,7 @@ def main(argv: list[str] | None = None) -> None:
             "P(no opposite) | P(all three) |"
         )
         print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-        bar = args.fairest_shared
+        bars = {"spearman": args.spearman, "fairest_shared": args.fairest_shared}
         for path in args.truth:
             board, truth = read_opening_json(path)
             for playouts, refine, half_width in METHODS:
@@ -67,7 +71,7 @@ def main(argv: list[str] | None = None) -> None:
                     f"{np.median(r.fairest_shared):.0f} | "
                     f"{np.mean(r.fairest_shared >= args.fairest_shared):.2f} | "
                     f"{np.mean(r.opposite == 0):.2f} | "
-                    f"{np.mean(r.meets(spearman=args.spearman, fairest_shared=bar)):.2f} |",
+                    f"{np.mean(r.meets(**bars)):.2f} |",
                     flush=True,
                 )
 

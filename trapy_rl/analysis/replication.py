@@ -29,12 +29,17 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from trapy_rl.analysis import estimators
 from trapy_rl.analysis.agreement import compare_maps, true_chances
+from trapy_rl.analysis.estimators import _check_positive, check_refinement, mirror_pool
+from trapy_rl.analysis.estimators import refine_fairest as refine_counts
 from trapy_rl.analysis.openings import played_table
 from trapy_rl.game.board import Board
 
-__all__ = ["Replication", "replicate_playout_map"]
+__all__ = ["FAIREST_SHARED_BAR", "SPEARMAN_BAR", "Replication", "replicate_playout_map"]
+
+# The bars a converged opening answer is held to (with no opposite sure decision).
+SPEARMAN_BAR = 0.95
+FAIREST_SHARED_BAR = 15
 
 
 @dataclass(frozen=True)
@@ -55,7 +60,9 @@ class Replication:
     games: np.ndarray
     fairest: int
 
-    def meets(self, *, spearman: float = 0.95, fairest_shared: int = 15) -> np.ndarray:
+    def meets(
+        self, *, spearman: float = SPEARMAN_BAR, fairest_shared: int = FAIREST_SHARED_BAR
+    ) -> np.ndarray:
         """[D] bool: the pair has rho >= ``spearman``, at least ``fairest_shared`` fairest
         cells shared, and no opposite sure decision."""
         return (
@@ -108,9 +115,9 @@ def replicate_playout_map(
     """
     if len(truth) != board.num_cells or list(truth["name"]) != list(board.names):
         raise ValueError("the truth is not an opening table of this board")
-    if isinstance(playouts, bool) or not isinstance(playouts, (int, np.integer)) or playouts < 1:
-        raise ValueError(f"playouts must be an integer >= 1, got {playouts!r}")
-    estimators.check_refinement(refine_fairest, half_width, name="refine_fairest")
+    _check_positive(playouts, "playouts")
+    _check_positive(draws, "draws")
+    check_refinement(refine_fairest, half_width, name="refine_fairest")
     chance = true_chances(truth)
     rng = np.random.default_rng(seed)
 
@@ -119,7 +126,7 @@ def replicate_playout_map(
         return rng.binomial(n, chance), n
 
     def one_map() -> tuple[pd.DataFrame, int]:
-        wins, played = estimators.refine_fairest(
+        wins, played = refine_counts(
             play,
             board,
             *play(playouts),
@@ -129,21 +136,18 @@ def replicate_playout_map(
         )
         total = int(played.sum())
         if mirror:
-            wins, played = estimators.mirror_pool(wins, played, board)
+            wins, played = mirror_pool(wins, played, board)
         return played_table(wins, played, board), total
 
-    rhos, shared, opposite, totals = [], [], [], []
+    agreements, totals = [], []
     for _ in range(draws):
         (a, games_a), (b, _) = one_map(), one_map()
-        agreement = compare_maps(a, b, fairest=fairest)
-        rhos.append(agreement.spearman)
-        shared.append(agreement.fairest_shared)
-        opposite.append(len(agreement.disagree))
+        agreements.append(compare_maps(a, b, fairest=fairest))
         totals.append(games_a)
     return Replication(
-        spearman=np.array(rhos),
-        fairest_shared=np.array(shared, dtype=np.int64),
-        opposite=np.array(opposite, dtype=np.int64),
+        spearman=np.array([g.spearman for g in agreements]),
+        fairest_shared=np.array([g.fairest_shared for g in agreements], dtype=np.int64),
+        opposite=np.array([len(g.disagree) for g in agreements], dtype=np.int64),
         games=np.array(totals, dtype=np.int64),
-        fairest=min(fairest, board.num_cells),
+        fairest=agreements[0].fairest,
     )

@@ -42,7 +42,11 @@ from trapy_rl.analysis.openings import (
     read_opening_json,
     write_opening_table,
 )
-from trapy_rl.analysis.replication import replicate_playout_map
+from trapy_rl.analysis.replication import (
+    FAIREST_SHARED_BAR,
+    SPEARMAN_BAR,
+    replicate_playout_map,
+)
 from trapy_rl.analysis.summary import OpeningSummary, summarize
 from trapy_rl.game.board import Board
 from trapy_rl.nn.checkpoint import load_checkpoint
@@ -305,8 +309,9 @@ def _bars_sentence(tables, labels, board: Board) -> str:
         shares.append(f"{np.mean(replication.meets()):.0%} with {label}'s map as the truth")
     return (
         "Replaying the whole method (refinement included) on one truth, two maps of one agent "
-        "meet all three bars of a converged answer (rho >= 0.95, 15 of the 20 fairest cells "
-        "shared, no opposite sure decision) in " + " and ".join(shares) + " of 100 pairs "
+        f"meet all three bars of a converged answer (rho >= {SPEARMAN_BAR}, "
+        f"{FAIREST_SHARED_BAR} of the {replication.fairest} fairest cells shared, no opposite "
+        "sure decision) in " + " and ".join(shares) + " of 100 pairs "
         "(`scripts/opening_bars.py` says what richer settings reach)."
     )
 

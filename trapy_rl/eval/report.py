@@ -222,11 +222,12 @@ def plot_rating_curves(
             )
             colours[name] = line.lines[0].get_color()
         for name, points in (marks or {}).items():
+            colour = colours.get(name, "grey")
             for x, label in points:
-                axes.axvline(x, color=colours.get(name, "grey"), linestyle=":", linewidth=1.2)
+                axes.axvline(x, color=colour, linestyle=":", linewidth=1.2)
                 axes.annotate(label, (x, 0.01), xycoords=("data", "axes fraction"),
                               textcoords="offset points", xytext=(2, 0), rotation=90,
-                              va="bottom", color=colours.get(name, "grey"), fontsize=7)  # fmt: skip
+                              va="bottom", color=colour, fontsize=7)  # fmt: skip
         for label, elo in (references or {}).items():
             axes.axhline(elo, color="grey", linestyle="--", linewidth=0.8)
             axes.annotate(label, (0.99, elo), xycoords=("axes fraction", "data"),
