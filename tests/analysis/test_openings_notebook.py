@@ -60,6 +60,7 @@ def test_the_notebook_executes_with_small_settings(tmp_path, settings):
     if "seed_0" in settings:  # the played maps of docs/openings.md, their claims tested
         assert "seed 0 against seed 1" in text and "swap decisions:" in text
         assert "the value head against play" in text and "interval containing 1/2" in text
+        assert "seed 0's map as the truth" in text and "all three bars met by" in text
     images = [
         output
         for cell in notebook.cells
