@@ -29,8 +29,8 @@ SHIPPED = (
     .replace("simulations = 40", "simulations = 4")
     .replace(
         "played_maps = None",
-        f"played_maps = {{'seed 0': {str(DOCS / 'openings-seed_0.csv')!r}, "
-        f"'seed 1': {str(DOCS / 'openings-seed_1.csv')!r}}}",
+        f"played_maps = {{'seed 0': {str(DOCS / 'openings-seed_0.json')!r}, "
+        f"'seed 1': {str(DOCS / 'openings-seed_1.json')!r}}}",
     )
 )
 

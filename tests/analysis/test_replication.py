@@ -7,7 +7,7 @@ import pytest
 from scipy.stats import spearmanr
 
 from trapy_rl.analysis.openings import opening_table
-from trapy_rl.analysis.replication import replicate_playout_map
+from trapy_rl.analysis.replication import playout_method, replicate_playout_map
 from trapy_rl.eval.stats import wilson_interval
 from trapy_rl.game import Board
 
@@ -91,3 +91,11 @@ def test_bad_truths_and_settings_are_refused():
         replicate_playout_map(_truth(board), board, playouts=0)
     with pytest.raises(ValueError, match="half_width"):
         replicate_playout_map(_truth(board), board, playouts=4, half_width=0.7)
+
+
+def test_playout_method_adds_the_first_games_of_every_sitting():
+    first = {"playouts": 128, "refine_fairest": 20, "half_width": 0.05, "mirror": True}
+    later = {"playouts": 64, "refine_fairest": 10, "half_width": 0.04, "mirror": True}
+    key = {**later, "extends": {"settings": first, "counts": "0" * 16}}
+    assert playout_method(first) == first
+    assert playout_method(key) == {**later, "playouts": 192}

@@ -53,6 +53,7 @@ __all__ = [
     "played_table",
     "read_opening_json",
     "read_opening_table",
+    "sittings",
     "write_opening_table",
 ]
 
@@ -417,6 +418,15 @@ def write_opening_table(table: pd.DataFrame, stem: str | os.PathLike) -> tuple[P
     document = {"settings": table.attrs.get("key"), "rows": rows}
     json_path.write_text(json.dumps(document, indent=1, allow_nan=False) + "\n")
     return csv_path, json_path
+
+
+def sittings(key: dict) -> list[dict]:
+    """The settings of each sitting of a playout map, the first first, from its cache key
+    (``table.attrs["key"]``; a map extended by ``extend`` keeps the settings it extended)."""
+    history = [key]
+    while "extends" in history[0]:
+        history.insert(0, history[0]["extends"]["settings"])
+    return history
 
 
 def read_opening_json(path: str | os.PathLike) -> tuple[Board, pd.DataFrame]:

@@ -32,10 +32,16 @@ import pandas as pd
 from trapy_rl.analysis.agreement import compare_maps, true_chances
 from trapy_rl.analysis.estimators import _check_positive, check_refinement, mirror_pool
 from trapy_rl.analysis.estimators import refine_fairest as refine_counts
-from trapy_rl.analysis.openings import played_table
+from trapy_rl.analysis.openings import played_table, sittings
 from trapy_rl.game.board import Board
 
-__all__ = ["FAIREST_SHARED_BAR", "SPEARMAN_BAR", "Replication", "replicate_playout_map"]
+__all__ = [
+    "FAIREST_SHARED_BAR",
+    "SPEARMAN_BAR",
+    "Replication",
+    "playout_method",
+    "replicate_playout_map",
+]
 
 # The bars a converged opening answer is held to (with no opposite sure decision).
 SPEARMAN_BAR = 0.95
@@ -81,6 +87,18 @@ class Replication:
             f"no opposite sure decision in {np.mean(self.opposite == 0):.0%} "
             f"(medians, 90% ranges, {len(self.spearman)} pairs)"
         )
+
+
+def playout_method(key: dict) -> dict:
+    """The settings of `replicate_playout_map` that replay the method a played map was made
+    with, from its cache key (``table.attrs["key"]``, as `read_opening_json` reads it): the
+    first games of all its sittings added, its refinement and mirror pooling."""
+    return {
+        "playouts": sum(sitting["playouts"] for sitting in sittings(key)),
+        "refine_fairest": key["refine_fairest"],
+        "half_width": key["half_width"],
+        "mirror": key["mirror"],
+    }
 
 
 def replicate_playout_map(

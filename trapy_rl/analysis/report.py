@@ -40,11 +40,13 @@ from trapy_rl.analysis.figures import draw_opening_map, draw_ranking
 from trapy_rl.analysis.openings import (
     estimate_openings,
     read_opening_json,
+    sittings,
     write_opening_table,
 )
 from trapy_rl.analysis.replication import (
     FAIREST_SHARED_BAR,
     SPEARMAN_BAR,
+    playout_method,
     replicate_playout_map,
 )
 from trapy_rl.analysis.summary import OpeningSummary, summarize
@@ -215,17 +217,9 @@ def _stem(label: str) -> str:
     return f"openings-{re.sub(r'[^A-Za-z0-9]+', '_', label).strip('_')}"
 
 
-def _sittings(key: dict) -> list[dict]:
-    """The settings of each sitting of a playout map, the first first (from its key)."""
-    history = [key]
-    while "extends" in history[0]:
-        history.insert(0, history[0]["extends"]["settings"])
-    return history
-
-
 def _games_sentence(key: dict) -> str:
     """How a map's games were played: the first games a cell, then each later sitting's."""
-    first, *later = _sittings(key)
+    first, *later = sittings(key)
     text = f"{first['playouts']} per cell first"
     for sitting in later:
         text += f", then {sitting['playouts']} more per cell in a later sitting (seeds of its own)"
@@ -293,19 +287,10 @@ def _ceiling_line(tables, labels, board: Board) -> str:
 def _bars_sentence(tables, labels, board: Board) -> str:
     """How often two maps of one agent by this method meet the agreement bars
     (`replicate_playout_map` with the first map's settings, its sittings' games added)."""
-    key = tables[labels[0]].attrs["key"]
-    playouts = sum(sitting["playouts"] for sitting in _sittings(key))
+    method = playout_method(tables[labels[0]].attrs["key"])
     shares = []
     for label in labels:
-        replication = replicate_playout_map(
-            tables[label],
-            board,
-            playouts=playouts,
-            refine_fairest=key["refine_fairest"],
-            half_width=key["half_width"],
-            mirror=key["mirror"],
-            draws=100,
-        )
+        replication = replicate_playout_map(tables[label], board, **method, draws=100)
         shares.append(f"{np.mean(replication.meets()):.0%} with {label}'s map as the truth")
     return (
         "Replaying the whole method (refinement included) on one truth, two maps of one agent "
@@ -430,7 +415,7 @@ def _markdown(
         "",
         *(
             [
-                f"The maps were played in {len(_sittings(key))} sittings; this command added the "
+                f"The maps were played in {len(sittings(key))} sittings; this command added the "
                 "last one's games to the tables of the report in the folder its `--extend` "
                 "names, each earlier sitting's command with its own `--playouts` before it.",
                 "",
