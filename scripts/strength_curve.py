@@ -45,8 +45,9 @@ PANEL = ("mcts:pool_a:200", "mcts:pool_b:200", "mcts:pool_b:800", "mcts:pool_c:2
 def kept_nets(names: list[str]) -> list[tuple[str, Path]]:
     """(run name, net file) of each kept side-10 net of the runs (all runs when none are
     named), or of the nets named as RUN/net_itN.pt; nets of a curriculum's smaller boards are
-    left out."""
-    names = names or sorted(p.name for p in LONG_RUNS.iterdir() if p.is_dir())
+    left out. A run is a folder with its legs (``legs.json``); ``openings/`` and the like are
+    not."""
+    names = names or sorted(p.parent.name for p in LONG_RUNS.glob("*/legs.json"))
     nets = []
     for name in names:
         run, _, net = name.partition("/")

@@ -26,9 +26,12 @@ def curve(monkeypatch):
 
 
 def _kept_nets(curve) -> str:
-    """A run folder with a side-5 and a side-10 net; the side-10 one's spec at 2 simulations."""
+    """A run folder (its legs, a side-5 and a side-10 net) beside a folder that is no run; the
+    side-10 net's spec at 2 simulations."""
     folder = curve.LONG_RUNS / "run-s0"
     folder.mkdir(parents=True)
+    (folder / "legs.json").write_text("[]")
+    (curve.LONG_RUNS / "openings").mkdir()  # the played maps' journals: no legs, no nets
     for iteration, side, cpu_hours in ((10, 5, 0.1), (20, 10, 0.5)):
         payload = tiny_payload(side=side, iteration=iteration)
         payload["clock"] = {"seconds": 7200 * cpu_hours, "cpu_seconds": 3600 * cpu_hours}
@@ -44,7 +47,8 @@ def test_draw_refits_each_side_10_net_from_its_panel_matches_alone(
     members = load_pool("default", side=10).select(["random", "uct:1"])
     rate_against_pool([net], members, board=Board(10), num_games=2, cache_path=curve.CACHE)
 
-    assert [net.name for _, net in curve.kept_nets([])] == ["net_it000020.pt"]  # side 5 left out
+    # the folder without legs and the side-5 net are left out
+    assert [net.name for _, net in curve.kept_nets([])] == ["net_it000020.pt"]
     assert curve.kept_nets(["run-s0/net_it000020.pt"]) == curve.kept_nets(
         ["run-s0"]
     )  # one net by name
