@@ -12,6 +12,10 @@ legs the run's state is committed under ``benchmarks/long_runs/NAME/``:
     python scripts/long_runs.py start NAME -- experiment=trapy_cpu minutes=600 seed=0
     python scripts/long_runs.py resume NAME -- minutes=3000   # the next leg (nohup ... &)
     python scripts/long_runs.py snapshot NAME        # commit what the leg reached (then git add)
+    python scripts/long_runs.py average NAME --last 5  # the mean of the last 5 kept nets
+
+``average`` writes ``mean_itFIRST-LAST.pt`` beside the kept nets: their weights averaged
+(`trapy_rl.train.checkpoint.average_networks`), the net a run ships and maps.
 
 ``resume`` continues the run folder (``--runs``, default ``outputs/long_runs``) exactly when it
 is there and is at least as far as ``start.pt``; on another machine it resumes from ``start.pt``,
@@ -33,7 +37,7 @@ import sys
 from pathlib import Path
 
 from trapy_rl.nn.checkpoint import CHECKPOINT_DIR, load_checkpoint
-from trapy_rl.train.checkpoint import export_network, save_checkpoint
+from trapy_rl.train.checkpoint import average_networks, export_network, save_checkpoint
 
 ROOT = Path(__file__).resolve().parents[1]
 LONG_RUNS = ROOT / "benchmarks" / "long_runs"
@@ -172,12 +176,23 @@ def snapshot(name: str, runs: Path, every: float) -> None:
     print(f"{name}: start.pt at {where(newest)}; nets: {len(list(folder.glob('net_*.pt')))}")
 
 
+def average(name: str, last: int) -> Path:
+    nets = sorted((LONG_RUNS / name).glob("net_it*.pt"))[-last:]
+    if len(nets) < last:
+        raise SystemExit(f"long_runs: {name} keeps {len(nets)} nets, fewer than --last {last}")
+    first, final = (where(load_checkpoint(net))["iteration"] for net in (nets[0], nets[-1]))
+    target = average_networks(nets, LONG_RUNS / name / f"mean_it{first:06d}-{final:06d}.pt")
+    print(f"{name}: {target.name}, the mean of {', '.join(net.name for net in nets)}")
+    return target
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("action", choices=["start", "resume", "snapshot"])
+    parser.add_argument("action", choices=["start", "resume", "snapshot", "average"])
     parser.add_argument("name", help="the run's name, a folder of benchmarks/long_runs/")
     parser.add_argument("--runs", type=Path, default=ROOT / "outputs" / "long_runs")
     parser.add_argument("--every", type=float, default=0.5, help="CPU-hours between kept nets")
+    parser.add_argument("--last", type=int, default=5, help="average: how many kept nets")
     parser.add_argument("overrides", nargs="*", help="the leg's trapy-train overrides, after --")
     argv = sys.argv[1:] if argv is None else argv
     # The overrides are split off by hand: argparse refuses `-- k=v` once an option came
@@ -189,6 +204,9 @@ def main(argv: list[str] | None = None) -> int:
         return start(args.name, args.runs, args.overrides)
     if args.action == "resume":
         return resume(args.name, args.runs, args.overrides)
+    if args.action == "average":
+        average(args.name, args.last)
+        return 0
     snapshot(args.name, args.runs, args.every)
     return 0
 

@@ -9,8 +9,10 @@ import shutil
 from pathlib import Path
 
 import pytest
+from tiny import tiny_payload
 
 from trapy_rl.train import load_checkpoint
+from trapy_rl.train.checkpoint import save_checkpoint
 
 SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
 # A smoke run without evaluation, a checkpoint every second iteration.
@@ -92,3 +94,16 @@ def test_recipe_changes_are_the_overrides_a_later_leg_added(long_runs, tmp_path)
     (folder / "legs.json").write_text(json.dumps(legs))
     assert long_runs.recipe_changes("run-s1") == [(2.25, "a.b=true"), (2.25, "c=2")]
     assert long_runs.recipe_changes("no-such-run") == []
+
+
+def test_average_writes_the_mean_of_the_last_kept_nets_named_by_their_iterations(long_runs):
+    folder = long_runs.LONG_RUNS / "run-s0"
+    folder.mkdir(parents=True)
+    for seed, iteration in enumerate((10, 20, 30)):
+        payload = tiny_payload(side=4, seed=seed, iteration=iteration)
+        save_checkpoint(folder / f"net_it{iteration:06d}.pt", payload)
+    target = long_runs.average("run-s0", 2)
+    assert target.name == "mean_it000020-000030.pt"
+    assert load_checkpoint(target)["source"] == "mean of net_it000020.pt, net_it000030.pt"
+    with pytest.raises(SystemExit, match="keeps 3 nets, fewer than --last 4"):
+        long_runs.average("run-s0", 4)

@@ -188,6 +188,47 @@ def test_a_net_only_export_plays_like_the_original_and_is_small(tmp_path):
     assert "replay" not in kept and "rng" not in kept and kept["source"] == "run.pt"
 
 
+def test_the_averaged_net_holds_the_mean_weights_of_its_sources(tmp_path):
+    from trapy_rl.train.checkpoint import average_networks
+
+    net, payload = net_payload()
+    first = save_checkpoint(tmp_path / "a.pt", payload)
+    state = {key: value.clone() for key, value in net.state_dict().items()}
+    for value in state.values():
+        if value.is_floating_point():
+            value.add_(torch.linspace(0.0, 1.0, value.numel()).reshape(value.shape))
+        else:
+            value.add_(3)  # batches seen: taken from the last source, not averaged
+    payload["model"]["state"] = state
+    payload["counters"] = {**payload["counters"], "iteration": 9}
+    second = save_checkpoint(tmp_path / "b.pt", payload)
+
+    loaded, info = load_network(average_networks([first, second], tmp_path / "mean.pt"))
+    for key, value in loaded.state_dict().items():
+        original = net.state_dict()[key]
+        if value.is_floating_point():
+            assert torch.allclose(value, (original + state[key]) / 2, atol=1e-6), key
+        else:
+            assert torch.equal(value, state[key]), key
+    assert info["iteration"] == 9  # the last source's counters
+    assert load_checkpoint(tmp_path / "mean.pt")["source"] == "mean of a.pt, b.pt"
+    # One net alone averages to itself.
+    alone, _ = load_network(average_networks([first], tmp_path / "one.pt"))
+    assert all(torch.equal(v, net.state_dict()[k]) for k, v in alone.state_dict().items())
+
+
+def test_nets_of_different_shapes_are_not_averaged(tmp_path):
+    from trapy_rl.train.checkpoint import average_networks
+
+    a = save_checkpoint(tmp_path / "a.pt", net_payload()[1])
+    b = save_checkpoint(tmp_path / "b.pt", net_payload(channels=TINY_NET.channels + 2)[1])
+    with pytest.raises(ValueError, match=r"a\.pt is not the same net as b\.pt"):
+        average_networks([a, b], tmp_path / "mean.pt")
+    with pytest.raises(ValueError, match="no nets to average"):
+        average_networks([], tmp_path / "mean.pt")
+    assert not (tmp_path / "mean.pt").exists()
+
+
 def test_every_single_flipped_byte_is_refused_naming_the_file(tmp_path):
     """A checksum covers the whole file: a flip in the data, the zip's own records, its padding
     or the trailer itself is refused, never loaded."""

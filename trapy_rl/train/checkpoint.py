@@ -38,6 +38,7 @@ __all__ = [
     "FORMAT",
     "VERSION",
     "CheckpointError",
+    "average_networks",
     "check_compatible",
     "export_network",
     "find_checkpoint",
@@ -195,4 +196,44 @@ def export_network(src: str | os.PathLike, dst: str | os.PathLike) -> Path:
     kept = {key: payload[key] for key in NETWORK_KEYS if key in payload}
     kept["learner"] = {"step": int((payload.get("learner") or {}).get("step", 0))}
     kept["source"] = Path(payload["path"]).name
+    return save_checkpoint(dst, kept)
+
+
+def average_networks(sources: list[str | os.PathLike], dst: str | os.PathLike) -> Path:
+    """Write the net whose weights are the mean of the nets in ``sources`` to ``dst``.
+
+    Averaging the weights of snapshots along one run (stochastic weight averaging, Izmailov et
+    al. 2018) keeps their common answer and cancels what each snapshot picked up from its last
+    minutes of self-play. The batch-norm running statistics are averaged too (not measured
+    again on data), and integer buffers (batches seen) are the last source's. The file is a
+    net-only copy of the last source (`export_network`) with the mean weights and ``source``
+    naming every file; its clock and counters are the last source's, since averaging trains
+    nothing.
+
+    Raises:
+        CheckpointError: naming a source that cannot be read.
+        ValueError: if ``sources`` is empty, or the nets differ in side or shape.
+    """
+    if not sources:
+        raise ValueError("average_networks: no nets to average")
+    payloads = [load_checkpoint(source) for source in sources]
+    last = payloads[-1]
+    for path, payload in zip(sources, payloads):
+        if payload["side"] != last["side"] or payload["model"]["config"] != last["model"]["config"]:
+            raise ValueError(
+                f"average_networks: {Path(path).name} is not the same net as "
+                f"{Path(sources[-1]).name} (side or model config differ)"
+            )
+    states = [payload["model"]["state"] for payload in payloads]
+    mean = {}
+    for key, value in last["model"]["state"].items():
+        if value.is_floating_point():
+            stacked = torch.stack([state[key].to(torch.float64) for state in states])
+            mean[key] = stacked.mean(dim=0).to(value.dtype)
+        else:
+            mean[key] = value
+    kept = {key: last[key] for key in NETWORK_KEYS if key in last}
+    kept["model"] = {"config": last["model"]["config"], "state": mean}
+    kept["learner"] = {"step": int((last.get("learner") or {}).get("step", 0))}
+    kept["source"] = "mean of " + ", ".join(Path(payload["path"]).name for payload in payloads)
     return save_checkpoint(dst, kept)
