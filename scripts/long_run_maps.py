@@ -3,6 +3,9 @@ the nets before it did, and do two seeds answer it alike?
 
     python scripts/long_run_maps.py                                   # the table
     python scripts/long_run_maps.py --plot docs/long-runs-maps.png    # and the picture
+    python scripts/long_run_maps.py --pair side10-small-s0/net_it001899.pt \
+        side10-small-s1/net_it002176.pt --simulations 3200          # two nets in full
+    python scripts/long_run_maps.py --pair s0/a.pt,s0/b.pt s1/c.pt,s1/d.pt  # averaged maps
 
 Each kept side-10 net of ``benchmarks/long_runs/`` (`scripts/long_runs.py`) values every first
 move c by search on the position after ``c, swap`` (``--simulations`` an opening, no noise:
@@ -16,6 +19,9 @@ map of 2026-12-02), and with the map of the other seed's net nearest in CPU-hour
 A search map is the net's own opinion in one position, cheap beside the published map from
 play (hours of games a net); it shows where a net's reply after a swap is off its training
 distribution long before the played maps are paid for.
+
+``--pair A B`` compares two maps in full (`MapAgreement`: rho, the 20 fairest cells shared,
+opposite decisions); a side named as several nets joined by commas is the mean of their maps.
 """
 
 from __future__ import annotations
@@ -23,12 +29,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+import numpy as np
 from long_runs import where  # this folder's scripts: the legs' bookkeeping, the kept nets
 from strength_curve import kept_nets
 
 from trapy_rl.analysis.agreement import compare_maps
-from trapy_rl.analysis.openings import estimate_openings, read_opening_json
+from trapy_rl.analysis.openings import estimate_openings, opening_table, read_opening_json
 from trapy_rl.eval.report import plot_rating_curves
+from trapy_rl.game.board import Board
 from trapy_rl.mcts.settings import SearchSettings
 from trapy_rl.nn.checkpoint import load_checkpoint
 
@@ -43,10 +51,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reference", type=Path, default=REFERENCE, help="an opening map's JSON")
     parser.add_argument("--cache-dir", default="default")
     parser.add_argument("--plot", type=Path, default=None, help="the picture (PNG)")
+    parser.add_argument("--pair", nargs=2, metavar=("A", "B"), help="compare two (mean) maps")
     args = parser.parse_args(argv)
+    search = SearchSettings(num_simulations=args.simulations)
+    if args.pair:
+        a, b = (_mean_map(side, search, args.cache_dir) for side in args.pair)
+        print(f"{args.pair[0]} against {args.pair[1]}, {args.simulations} simulations:")
+        print(compare_maps(a, b))
+        return 0
 
     _, reference = read_opening_json(args.reference)
-    search = SearchSettings(num_simulations=args.simulations)
     maps = {}  # run -> [(CPU-hours, iteration, table)]
     for run, net in kept_nets(args.names):
         table = estimate_openings(
@@ -84,6 +98,21 @@ def main(argv: list[str] | None = None) -> int:
         print(plot_rating_curves(curves, args.plot, title=title, y_label="Spearman's rho",
                                  legend="lower right"))  # fmt: skip
     return 0
+
+
+def _mean_map(nets: str, search: SearchSettings, cache_dir: str):
+    """The map by search of the kept nets named (``RUN/net.pt``, joined by commas): one net's
+    map, or the mean of their stone values."""
+    tables = [
+        estimate_openings(
+            side=10, estimator="search", checkpoint=net, search=search, cache_dir=cache_dir
+        )
+        for _, net in kept_nets(nets.split(","))
+    ]
+    if len(tables) == 1:
+        return tables[0]
+    v = np.mean([table["v"].to_numpy() for table in tables], axis=0)  # [K]
+    return opening_table(v, Board(10))
 
 
 def _same_recipe(a: str, b: str) -> bool:

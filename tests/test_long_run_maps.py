@@ -37,6 +37,7 @@ def test_each_net_is_compared_with_the_reference_and_the_other_seed_near_it(
     for run, points in {"run-s0": ((20, 0.5), (40, 2.0)), "run-s1": ((21, 0.6),)}.items():
         folder = Path("benchmarks") / "long_runs" / run
         folder.mkdir(parents=True)
+        (folder / "legs.json").write_text("[]")
         for iteration, hours in points:
             payload = tiny_payload(side=10, iteration=iteration, seed=iteration)
             payload["clock"] = {"seconds": 3600 * hours, "cpu_seconds": 3600 * hours}
@@ -70,3 +71,9 @@ def test_each_net_is_compared_with_the_reference_and_the_other_seed_near_it(
     assert "| run-s0 at 0.50 h |" in rows["run-s1", "21"]
     assert "| - |" in rows["run-s0", "40"]  # 1.4 hours from the other seed's only net
     assert Path("maps.png").stat().st_size > 0
+
+    # Two maps in full, one side the mean of two nets' maps.
+    pair = ["run-s0/net_it000020.pt,run-s0/net_it000040.pt", "run-s1/net_it000021.pt"]
+    maps.main(["--simulations", "2", "--cache-dir", str(tmp_path / "cache"), "--pair", *pair])
+    mean = (s0["v"].to_numpy() + search_map(("run-s0", 40))["v"].to_numpy()) / 2
+    assert str(compare_maps(opening_table(mean, board), s1)) in capsys.readouterr().out
