@@ -35,6 +35,7 @@ from strength_curve import kept_nets
 
 from trapy_rl.analysis.agreement import compare_maps
 from trapy_rl.analysis.openings import estimate_openings, opening_table, read_opening_json
+from trapy_rl.errors import reported
 from trapy_rl.eval.report import plot_rating_curves
 from trapy_rl.game.board import Board
 from trapy_rl.mcts.settings import SearchSettings
@@ -55,7 +56,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     search = SearchSettings(num_simulations=args.simulations)
     if args.pair:
-        a, b = (_mean_map(side, search, args.cache_dir) for side in args.pair)
+        with reported("long_run_maps"):
+            a, b = (_mean_map(side, search, args.cache_dir) for side in args.pair)
         print(f"{args.pair[0]} against {args.pair[1]}, {args.simulations} simulations:")
         print(compare_maps(a, b))
         return 0

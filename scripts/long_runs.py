@@ -36,6 +36,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from trapy_rl.errors import reported
 from trapy_rl.nn.checkpoint import CHECKPOINT_DIR, load_checkpoint
 from trapy_rl.train.checkpoint import average_networks, export_network, save_checkpoint
 
@@ -205,7 +206,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.action == "resume":
         return resume(args.name, args.runs, args.overrides)
     if args.action == "average":
-        average(args.name, args.last)
+        with reported("long_runs"):  # a damaged net, nets of different shapes: one line
+            average(args.name, args.last)
         return 0
     snapshot(args.name, args.runs, args.every)
     return 0

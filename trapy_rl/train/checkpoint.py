@@ -193,10 +193,16 @@ def export_network(src: str | os.PathLike, dst: str | os.PathLike) -> Path:
         CheckpointError: naming the source when it cannot be read.
     """
     payload = load_checkpoint(src)
-    kept = {key: payload[key] for key in NETWORK_KEYS if key in payload}
-    kept["learner"] = {"step": int((payload.get("learner") or {}).get("step", 0))}
+    kept = _net_only(payload)
     kept["source"] = Path(payload["path"]).name
     return save_checkpoint(dst, kept)
+
+
+def _net_only(payload: dict) -> dict:
+    """What a net-only copy keeps of a checkpoint (`NETWORK_KEYS` and the gradient steps)."""
+    kept = {key: payload[key] for key in NETWORK_KEYS if key in payload}
+    kept["learner"] = {"step": int((payload.get("learner") or {}).get("step", 0))}
+    return kept
 
 
 def average_networks(sources: list[str | os.PathLike], dst: str | os.PathLike) -> Path:
@@ -232,8 +238,7 @@ def average_networks(sources: list[str | os.PathLike], dst: str | os.PathLike) -
             mean[key] = stacked.mean(dim=0).to(value.dtype)
         else:
             mean[key] = value
-    kept = {key: last[key] for key in NETWORK_KEYS if key in last}
+    kept = _net_only(last)
     kept["model"] = {"config": last["model"]["config"], "state": mean}
-    kept["learner"] = {"step": int((last.get("learner") or {}).get("step", 0))}
     kept["source"] = "mean of " + ", ".join(Path(payload["path"]).name for payload in payloads)
     return save_checkpoint(dst, kept)
