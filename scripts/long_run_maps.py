@@ -103,18 +103,15 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _mean_map(nets: str, search: SearchSettings, cache_dir: str):
-    """The map by search of the kept nets named (``RUN/net.pt``, joined by commas): one net's
-    map, or the mean of their stone values."""
-    tables = [
+    """The map by search of the kept nets named (``RUN/net.pt``, joined by commas): the mean of
+    their stone values (one net's own map when one is named)."""
+    v = [
         estimate_openings(
             side=10, estimator="search", checkpoint=net, search=search, cache_dir=cache_dir
-        )
+        )["v"].to_numpy()
         for _, net in kept_nets(nets.split(","))
     ]
-    if len(tables) == 1:
-        return tables[0]
-    v = np.mean([table["v"].to_numpy() for table in tables], axis=0)  # [K]
-    return opening_table(v, Board(10))
+    return opening_table(np.mean(v, axis=0), Board(10))  # v: [nets, K]
 
 
 def _same_recipe(a: str, b: str) -> bool:

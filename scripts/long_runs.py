@@ -181,8 +181,8 @@ def average(name: str, last: int) -> Path:
     nets = sorted((LONG_RUNS / name).glob("net_it*.pt"))[-last:]
     if len(nets) < last:
         raise SystemExit(f"long_runs: {name} keeps {len(nets)} nets, fewer than --last {last}")
-    first, final = (where(load_checkpoint(net))["iteration"] for net in (nets[0], nets[-1]))
-    target = average_networks(nets, LONG_RUNS / name / f"mean_it{first:06d}-{final:06d}.pt")
+    first, final = (net.stem.removeprefix("net_it") for net in (nets[0], nets[-1]))  # snapshot's
+    target = average_networks(nets, LONG_RUNS / name / f"mean_it{first}-{final}.pt")
     print(f"{name}: {target.name}, the mean of {', '.join(net.name for net in nets)}")
     return target
 
