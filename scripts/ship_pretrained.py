@@ -9,9 +9,13 @@ entry in ``manifest.json`` (file, SHA-256, side, how it was trained, how strong 
 A net of a long run (`scripts/long_runs.py`) ships with its legs, each leg's command, commit,
 machine and where it began and ended, so anyone can replay the chain:
 
-    python scripts/ship_pretrained.py benchmarks/long_runs/side10-small-s0/net_it002000.pt \
-        --command "python scripts/long_runs.py start side10-small-s0 -- ..." \
-        --machine "AMD EPYC, 2 cores" --legs benchmarks/long_runs/side10-small-s0/legs.json
+    python scripts/ship_pretrained.py benchmarks/long_runs/side10-small-s0/net_it002000.pt \\
+        --command "python scripts/long_runs.py start side10-small-s0 -- ..." \\
+        --machine "AMD EPYC, 2 cores" --legs benchmarks/long_runs/side10-small-s0/legs.json \\
+        --long-run-panel
+
+``--long-run-panel`` adds its matches against the long runs' panel and the Elo they give
+(`scripts/strength_curve.py`); a net averaged from several (``long_runs.py average``) says so.
 
 Run it again with ``--keep-file`` and more ``--ratings`` to update the record only. The strength
 is copied from ``trapy-eval``'s ``ratings.json`` files: every match the net
@@ -22,10 +26,15 @@ the file is a pool rating.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import json
 from pathlib import Path
 
+from strength_curve import CACHE, PANEL, ROOT, SIDE, panel_pool  # this folder's: the long runs' Elo
+
+from trapy_rl.eval.cache import ResultCache
+from trapy_rl.eval.pool import rating_from_cache
 from trapy_rl.nn.checkpoint import find_checkpoint, load_checkpoint
 from trapy_rl.pretrained import FOLDER, MANIFEST
 from trapy_rl.train.checkpoint import export_network
@@ -77,6 +86,42 @@ def strength(
     return {"matches": matches, "pool_elo": ratings}
 
 
+def panel_strength(net: Path, simulations: int = 200) -> dict:
+    """The matches of ``mcts:NET:SIMULATIONS`` against the long runs' panel in their match cache
+    and its Elo on the pool refitted from them (`scripts/strength_curve.py`), as `strength`
+    records them; empty when the cache holds none. ``net`` is named relative to the repository,
+    as the cache names it."""
+    spec = f"mcts:{net.as_posix()}:{simulations}"
+    panel = panel_pool(list(PANEL))
+    with contextlib.chdir(ROOT):  # the cache's specs name files relative to the repository
+        played = [m for m in ResultCache(CACHE).matches_of(spec, side=SIDE) if m.agent_b in PANEL]
+        fit = rating_from_cache(spec, panel, CACHE)
+    matches = [
+        {
+            "net": spec,
+            "opponent": match.agent_b,
+            "games": match.games,
+            "wins": match.wins,
+            "openings": match.openings,
+            "starts": match.starts,
+            "source": CACHE.as_posix(),
+        }
+        for match in played
+    ]
+    ratings = []
+    if fit is not None:
+        ratings.append(
+            {
+                "elo": round(float(fit.ratings[-1]), 1),
+                "interval": [round(float(fit.lower[-1]), 1), round(float(fit.upper[-1]), 1)],
+                "scale": f"the side-{SIDE} pool (random 0), on the long runs' panel: "
+                + ", ".join(PANEL),
+                "source": CACHE.as_posix(),
+            }
+        )
+    return {"matches": matches, "pool_elo": ratings}
+
+
 def legs_up_to(legs: list[dict], stands: dict) -> list[dict]:
     """The legs that trained a net standing at ``stands`` (its ``iteration`` and ``cpu_hours``):
     those begun before it, the last one ending at the net rather than where it went on to."""
@@ -104,6 +149,13 @@ def main(argv: list[str] | None = None) -> int:
         "--legs", type=Path, help="a long run's legs.json: its legs go in the record"
     )
     parser.add_argument(
+        "--long-run-panel", action="store_true",
+        help="add its matches on the long runs' panel and the Elo they give (strength_curve.py)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--simulations", type=int, default=200, help="its search in the panel's matches"
+    )
+    parser.add_argument(
         "--opponent-alias", action="append", default=[], nargs=2, metavar=("SPEC", "NAME"),
         help="record opponent SPEC as NAME (a shipped net since replaced, by its run's path)",
     )  # fmt: skip
@@ -122,6 +174,12 @@ def main(argv: list[str] | None = None) -> int:
     config = payload.get("config") or {}
     clock = payload.get("clock") or {}
     side = int(payload["side"])
+    panel = None
+    if args.long_run_panel:
+        if not source.resolve().is_relative_to(ROOT):
+            raise SystemExit(f"ship_pretrained: {source} is outside the repository, whose long "
+                             "runs' match cache names nets relative to it")  # fmt: skip
+        panel = panel_strength(source.resolve().relative_to(ROOT), args.simulations)
     target = FOLDER / f"trap_y_side{side}_{args.name}.pt"
     if not (args.keep_file and target.is_file()):
         export_network(source, target)
@@ -146,17 +204,22 @@ def main(argv: list[str] | None = None) -> int:
         },
         "strength": strength(names, args.ratings, aliases),
     }
+    if payload.get("source", "").startswith("mean of "):  # stochastic weight averaging
+        entry["training"]["weights"] = payload["source"]
+    if panel:
+        for key in ("matches", "pool_elo"):
+            entry["strength"][key] += panel[key]
     if args.legs is not None:
         stands = {
             "iteration": entry["training"]["iterations"],
             "cpu_hours": entry["training"]["cpu_hours"],
         }
         entry["training"]["legs"] = legs_up_to(json.loads(args.legs.read_text()), stands)
+    print(f"{target} ({target.stat().st_size / 1e3:.0f} kB, sha256 {digest[:12]}...)")
+    print(json.dumps(entry["strength"], indent=2))
     manifest = json.loads(MANIFEST.read_text()) if MANIFEST.is_file() else {}
     manifest[args.name] = entry
     MANIFEST.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
-    print(f"{target} ({target.stat().st_size / 1e3:.0f} kB, sha256 {digest[:12]}...)")
-    print(json.dumps(entry["strength"], indent=2))
     return 0
 
 

@@ -59,7 +59,7 @@ def kept_nets(names: list[str]) -> list[tuple[str, Path]]:
     return [(name, net) for name, net in nets if load_checkpoint(net)["side"] == SIDE]
 
 
-def _panel(members: list[str]) -> Pool:
+def panel_pool(members: list[str]) -> Pool:
     """The side-10 pool cut to the panel (a ValueError names a member it does not have)."""
     return load_pool("default", side=SIDE).select(members)
 
@@ -75,7 +75,7 @@ def _scores(spec: str, panel: Pool) -> dict[str, tuple[int, int, set[int]]]:
 
 
 def rate(names: list[str], simulations: int, members: list[str], games: int) -> None:
-    panel, board = _panel(members), Board(SIDE)
+    panel, board = panel_pool(members), Board(SIDE)
     for name, net in kept_nets(names):
         spec = f"mcts:{net.as_posix()}:{simulations}"
         started, played = time.perf_counter(), 0
@@ -98,7 +98,7 @@ def rate(names: list[str], simulations: int, members: list[str], games: int) -> 
 
 
 def draw(names: list[str], simulations: int, members: list[str], plot: Path | None) -> None:
-    panel = _panel(members)
+    panel = panel_pool(members)
     curves: dict[str, list[tuple[float, float, float, float]]] = {}
     print(f"| run | iteration | CPU-hours | Elo [95%] | games | {' | '.join(panel.ratings)} |")
     print("| --- | ---: | ---: | ---: | ---: |" + " ---: |" * len(panel.ratings))

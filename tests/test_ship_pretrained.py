@@ -1,13 +1,21 @@
 """scripts/ship_pretrained.py's record of a net's strength: its matches found by run folder and
-file, wins counted from its side, replaced opponents renamed."""
+file, wins counted from its side, replaced opponents renamed, a long run's net on its panel."""
 
 from __future__ import annotations
 
 import importlib.util
 import json
+import sys
 from pathlib import Path
 
+from tiny import write_tiny_checkpoint
+
+from trapy_rl.eval.pool import load_pool, rate_against_pool, rating_from_cache
+from trapy_rl.game import Board
+from trapy_rl.train.checkpoint import average_networks
+
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "ship_pretrained.py"
+sys.path.insert(0, str(SCRIPT.parent))  # it imports strength_curve from its own folder
 _spec = importlib.util.spec_from_file_location("ship_pretrained", SCRIPT)
 ship = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(ship)
@@ -63,3 +71,40 @@ def test_a_long_run_nets_legs_end_at_the_net_and_leave_out_the_legs_after_it() -
     assert "ended" not in mid[-1] and legs[2]["to"] == {"iteration": 1206}  # a copy changed
     at_end = ship.legs_up_to(legs, {"iteration": 710, "cpu_hours": 0.89})
     assert [leg["command"] for leg in at_end] == ["a", "b"] and at_end[-1]["ended"] == "t2"
+
+
+def test_an_averaged_long_run_net_ships_with_its_panel_elo_and_says_it_is_a_mean(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """``--long-run-panel`` records the net's matches against the panel alone (not those with
+    other members) and the Elo `rating_from_cache` fits from them; a mean net says so."""
+    monkeypatch.chdir(tmp_path)  # the cache names nets relative to the repository
+    run = Path("benchmarks") / "long_runs" / "run-s0"
+    nets = [write_tiny_checkpoint(run / f"net_it{i:06d}.pt", side=10, seed=i) for i in (1, 2)]
+    mean = average_networks(nets, run / "mean_it000001-000002.pt")
+    spec = f"mcts:{mean.as_posix()}:2"
+    pool = load_pool("default", side=10)
+    cache = Path("benchmarks") / "long_runs" / "matches.jsonl"
+    board = Board(10)
+    rate_against_pool([spec], pool.select(["random", "uct:1", "uct:4"]), board=board,
+                      num_games=2, cache_path=cache)  # fmt: skip
+    panel = ("random", "uct:1")  # uct:4 is no member of this panel
+    for name, value in (("ROOT", tmp_path), ("CACHE", cache), ("PANEL", panel)):
+        monkeypatch.setattr(ship, name, value)
+    monkeypatch.setattr(ship, "FOLDER", tmp_path / "pretrained")
+    monkeypatch.setattr(ship, "MANIFEST", tmp_path / "pretrained" / "manifest.json")
+    (tmp_path / "pretrained").mkdir()
+
+    argv = [str(mean), "--name", "new", "--command", "c", "--machine", "m", "--long-run-panel",
+            "--simulations", "2"]  # fmt: skip
+    assert ship.main(argv) == 0
+    entry = json.loads((tmp_path / "pretrained" / "manifest.json").read_text())["new"]
+    assert entry["training"]["weights"] == "mean of net_it000001.pt, net_it000002.pt"
+    recorded = entry["strength"]["matches"]
+    assert sorted(m["opponent"] for m in recorded) == ["random", "uct:1"]
+    assert all(m["games"] == 2 and m["net"] == spec for m in recorded)
+    fit = rating_from_cache(spec, pool.select(list(panel)), cache)
+    (elo,) = entry["strength"]["pool_elo"]
+    assert elo["elo"] == round(float(fit.ratings[-1]), 1)
+    assert elo["interval"] == [round(float(fit.lower[-1]), 1), round(float(fit.upper[-1]), 1)]
+    assert (tmp_path / "pretrained" / "trap_y_side10_new.pt").is_file()
