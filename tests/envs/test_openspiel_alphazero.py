@@ -28,6 +28,20 @@ pytestmark = pytest.mark.skipif(
 )
 
 
+def python(*args: str, cwd: Path, timeout: float) -> subprocess.CompletedProcess:
+    """``python ARGS`` in its own process, warnings off; it must succeed."""
+    done = subprocess.run(
+        [sys.executable, *args],
+        cwd=cwd,
+        env={**os.environ, "PYTHONWARNINGS": "ignore"},
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return done
+
+
 def docs_alphazero_run() -> str:
     """The Python block of docs/interfaces.md that calls ``alpha_zero.alpha_zero``."""
     text = (ROOT / "docs" / "interfaces.md").read_text()
@@ -40,16 +54,7 @@ def docs_alphazero_run() -> str:
 def test_openspiel_alphazero_trains_on_trap_y(tmp_path):
     script = tmp_path / "train_alphazero.py"
     script.write_text(docs_alphazero_run())
-    env = {**os.environ, "PYTHONWARNINGS": "ignore"}
-    done = subprocess.run(
-        [sys.executable, script.name],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    python(script.name, cwd=tmp_path, timeout=600)
     run = tmp_path / "az-trap-y"
     config = json.loads((run / "config.json").read_text())
     assert config["game"] == "trap_y(side=3,layout=hwc,turn_plane=true)"
@@ -78,15 +83,7 @@ def test_openspiel_alphazero_trains_on_trap_y(tmp_path):
         assert (float(blue), float(yellow)) == ((1.0, -1.0) if state.winner == 1 else (-1.0, 1.0))
 
     # The learner's last checkpoint loads into a net built from the run's shapes and plays.
-    done = subprocess.run(
-        [sys.executable, "-c", LOAD_AND_PLAY, str(ROOT), str(run)],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    done = python("-c", LOAD_AND_PLAY, str(ROOT), str(run), cwd=tmp_path, timeout=300)
     assert done.stdout.split() == ["played", "2"]
 
 
@@ -154,15 +151,7 @@ def test_the_peer_benchmark_trains_counts_and_plays(tmp_path):
     what it counted, its inference is OpenSpiel's, and a checkpoint plays in the arena."""
     script = tmp_path / "peer_check.py"
     script.write_text(PEER_CHECK)
-    done = subprocess.run(
-        [sys.executable, script.name, str(ROOT), str(tmp_path / "run")],
-        cwd=tmp_path,
-        env={**os.environ, "PYTHONWARNINGS": "ignore"},
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    python(script.name, str(ROOT), str(tmp_path / "run"), cwd=tmp_path, timeout=900)
     budget = [json.loads(line) for line in (tmp_path / "run" / "budget.jsonl").open()]
     # 0.1 CPU-minutes is spent before the first step ends (start-up alone costs more): one step.
     assert len(budget) == 1 and budget[0]["cpu_seconds"] >= 6
