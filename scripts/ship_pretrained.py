@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import hashlib
 import json
 from pathlib import Path
@@ -38,6 +39,13 @@ from trapy_rl.eval.pool import rating_from_cache
 from trapy_rl.nn.checkpoint import find_checkpoint, load_checkpoint
 from trapy_rl.pretrained import FOLDER, MANIFEST
 from trapy_rl.train.checkpoint import export_network
+
+
+def _record(net: str, opponent: str, wins: int, match: dict, source: str) -> dict:
+    """One match of the net as the manifest keeps it; ``wins`` counted from the net's side."""
+    keep = ("games", "openings", "starts")
+    return {"net": net, "opponent": opponent, "wins": wins, **{k: match[k] for k in keep},
+            "source": source}  # fmt: skip
 
 
 def strength(
@@ -63,17 +71,8 @@ def strength(
                 continue
             wins = match["wins"] if mine else match["games"] - match["wins"]
             opponent = match["agent_b"] if mine else match["agent_a"]
-            matches.append(
-                {
-                    "net": match["agent_a"] if mine else match["agent_b"],
-                    "opponent": aliases.get(opponent, opponent),
-                    "games": match["games"],
-                    "wins": wins,
-                    "openings": match["openings"],
-                    "starts": match["starts"],
-                    "source": str(path),
-                }
-            )
+            net = match["agent_a"] if mine else match["agent_b"]
+            matches.append(_record(net, aliases.get(opponent, opponent), wins, match, str(path)))
         if "fixed" in data and data["fixed"] and ours:
             ratings.append(
                 {
@@ -97,16 +96,7 @@ def panel_strength(net: Path, simulations: int = 200) -> dict:
         played = [m for m in ResultCache(CACHE).matches_of(spec, side=SIDE) if m.agent_b in PANEL]
         fit = rating_from_cache(spec, panel, CACHE)
     matches = [
-        {
-            "net": spec,
-            "opponent": match.agent_b,
-            "games": match.games,
-            "wins": match.wins,
-            "openings": match.openings,
-            "starts": match.starts,
-            "source": CACHE.as_posix(),
-        }
-        for match in played
+        _record(spec, m.agent_b, m.wins, dataclasses.asdict(m), CACHE.as_posix()) for m in played
     ]
     ratings = []
     if fit is not None:
