@@ -172,7 +172,7 @@ def main(argv: list[str] | None = None) -> int:
         panel = panel_strength(source.resolve().relative_to(ROOT), args.simulations)
     target = FOLDER / f"trap_y_side{side}_{args.name}.pt"
     if not (args.keep_file and target.is_file()):
-        export_network(source, target)
+        export_network(source, target, portable=True)  # no trainer's paths in the package
         target.chmod(0o644)  # package data, readable by every user of the installation
     digest = hashlib.sha256(target.read_bytes()).hexdigest()
     entry = {

@@ -188,6 +188,20 @@ def test_a_net_only_export_plays_like_the_original_and_is_small(tmp_path):
     assert "replay" not in kept and "rng" not in kept and kept["source"] == "run.pt"
 
 
+def test_a_portable_export_names_the_runs_folders_without_the_trainers_paths(tmp_path):
+    from trapy_rl.train.checkpoint import export_network
+
+    _, payload = net_payload()
+    run = "/home/someone/runs/side10-s0"
+    payload["config"] = {**payload["config"], "run_dir": run, "resume": run, "note": "/kept/"}
+    source = save_checkpoint(tmp_path / "run.pt", payload)
+    plain = load_checkpoint(export_network(source, tmp_path / "plain.pt"))
+    assert plain["config"] == payload["config"]
+    portable = load_checkpoint(export_network(source, tmp_path / "net.pt", portable=True))
+    names = {"run_dir": "side10-s0", "resume": "side10-s0"}
+    assert portable["config"] == {**payload["config"], **names}
+
+
 def test_the_averaged_net_holds_the_mean_weights_of_its_sources(tmp_path):
     from trapy_rl.train.checkpoint import average_networks
 

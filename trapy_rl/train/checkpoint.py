@@ -181,13 +181,21 @@ def write_run_checkpoint(
 NETWORK_KEYS = ("side", "model", "counters", "config", "clock")
 
 
-def export_network(src: str | os.PathLike, dst: str | os.PathLike) -> Path:
+# The config keys that name folders of the machine that trained a net.
+_RUN_PATHS = ("run_dir", "resume")
+
+
+def export_network(
+    src: str | os.PathLike, dst: str | os.PathLike, *, portable: bool = False
+) -> Path:
     """Write a net-only copy of a checkpoint (or a run folder's latest) to ``dst``.
 
     It keeps the board side, the net, the counters, the gradient steps, the run's config and
     its training clock (`NETWORK_KEYS`), and drops what only resuming needs (optimiser,
     replay window, games in progress, random states): a file small enough to ship, which
-    every agent spec and `load_network` read like the original.
+    every agent spec and `load_network` read like the original. ``portable`` keeps only the
+    last name of the run's folders (``run_dir``, ``resume``) in the config: a net that ships
+    names its run, not the trainer's disk.
 
     Raises:
         CheckpointError: naming the source when it cannot be read.
@@ -195,6 +203,12 @@ def export_network(src: str | os.PathLike, dst: str | os.PathLike) -> Path:
     payload = load_checkpoint(src)
     kept = _net_only(payload)
     kept["source"] = Path(payload["path"]).name
+    if portable and isinstance(kept.get("config"), dict):
+        kept["config"] = {
+            key: Path(value).name if key in _RUN_PATHS and isinstance(value, str) and value
+            else value
+            for key, value in kept["config"].items()
+        }  # fmt: skip
     return save_checkpoint(dst, kept)
 
 
