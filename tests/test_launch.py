@@ -16,6 +16,13 @@ from trapy_rl.launch import COMMANDS, launch
 
 ROOT = Path(__file__).resolve().parents[1]
 
+
+def _as_from_a_terminal() -> None:
+    """The child's SIGINT at its default, as a command typed in a terminal has it, also when
+    the suite itself runs as a background job (which inherits SIGINT ignored)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 # Commands whose module sends the process SIGINT at one moment of its life.
 MODULES = {
     "during_import": "import os, signal, time\n"
@@ -39,7 +46,12 @@ def test_ctrl_c_at_any_moment_exits_130_with_one_line(tmp_path, moment):
     for name in ("HYDRA_FULL_ERROR", "TRAPY_DEBUG"):
         env.pop(name, None)
     done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        preexec_fn=_as_from_a_terminal,
     )
     assert done.returncode == EXIT_INTERRUPTED, done
     assert done.stderr == "prog: interrupted\n", done.stderr
@@ -82,6 +94,7 @@ def test_trapy_train_interrupted_while_it_starts_exits_130_without_a_traceback(t
         stderr=subprocess.PIPE,
         text=True,
         env=env,
+        preexec_fn=_as_from_a_terminal,
     )
     time.sleep(1.5)  # past the package's own import: torch, Hydra and the command's modules
     process.send_signal(signal.SIGINT)
