@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import json
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,7 @@ from trapy_rl.eval.cli import EvalCommandConfig
 from trapy_rl.eval.tournament import play_tournament
 from trapy_rl.mcts import SearchSettings
 from trapy_rl.nn.checkpoint import load_checkpoint
-from trapy_rl.pretrained import pretrained_file
+from trapy_rl.pretrained import MANIFEST, pretrained_file
 from trapy_rl.train.settings import TrainConfig
 
 ROOT = Path(CONFIG_DIR)
@@ -142,12 +143,15 @@ def test_the_eval_command_defaults_are_the_tournament_defaults():
 
 
 @pytest.mark.parametrize(("name", "seed"), [("pretrained", 0), ("pretrained_seed1", 1)])
-def test_the_cpu_recipe_is_how_the_shipped_nets_were_trained(name, seed):
-    """experiment=trapy_cpu says only how it differs from the default run: a default that
-    changes must not change the published recipe unnoticed."""
+def test_the_recorded_recipe_is_how_the_shipped_nets_were_trained(name, seed):
+    """The manifest's recipe, composed today, gives the shipped net's saved config (all but
+    where its run lived): a default that changes must not change the published recipe
+    unnoticed, and a recipe recorded wrong fails here."""
     saved = load_checkpoint(pretrained_file(name))["config"]
-    recipe = compose_settings("train", TrainConfig, ["experiment=trapy_cpu", f"seed={seed}"])
-    assert recipe.replace({"run_dir": saved["run_dir"]}) == TrainConfig.from_dict(saved)
+    recorded = json.loads(MANIFEST.read_text())[name]["training"]["recipe"]
+    recipe = compose_settings("train", TrainConfig, [*recorded.split(), f"seed={seed}"])
+    where = {key: saved[key] for key in ("run_dir", "resume")}
+    assert recipe.replace(where) == TrainConfig.from_dict(saved)
 
 
 def _body(file: Path) -> dict[str, Any]:
