@@ -447,7 +447,8 @@ def _markdown(
         lines += [
             "",
             f"**Against the pair before** (the maps in `{before}`): does agreement grow with "
-            "the nets' strength?",
+            "the nets' strength? Nets are named as each map recorded them when it was played; "
+            "a shipped name may since mean another net, the SHA-256 says which file it was.",
             "",
             "| maps | nets (sha256) | Spearman's rho | fairest cells shared | swap decisions "
             "agreeing | opposite sure decisions | r corrected for sampling |",
