@@ -24,6 +24,7 @@ from trapy_rl.eval.tournament import play_tournament
 from trapy_rl.mcts import SearchSettings
 from trapy_rl.nn.checkpoint import load_checkpoint
 from trapy_rl.pretrained import MANIFEST, pretrained_file
+from trapy_rl.train.checkpoint import RUN_PATH_KEYS
 from trapy_rl.train.settings import TrainConfig
 
 ROOT = Path(CONFIG_DIR)
@@ -150,7 +151,7 @@ def test_the_recorded_recipe_is_how_the_shipped_nets_were_trained(name, seed):
     saved = load_checkpoint(pretrained_file(name))["config"]
     recorded = json.loads(MANIFEST.read_text())[name]["training"]["recipe"]
     recipe = compose_settings("train", TrainConfig, [*recorded.split(), f"seed={seed}"])
-    where = {key: saved[key] for key in ("run_dir", "resume")}
+    where = {key: saved[key] for key in RUN_PATH_KEYS}
     assert recipe.replace(where) == TrainConfig.from_dict(saved)
 
 

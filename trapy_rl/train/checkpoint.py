@@ -36,6 +36,7 @@ from trapy_rl.nn.checkpoint import (
 __all__ = [
     "CHECKPOINT_DIR",
     "FORMAT",
+    "RUN_PATH_KEYS",
     "VERSION",
     "CheckpointError",
     "average_networks",
@@ -181,8 +182,8 @@ def write_run_checkpoint(
 NETWORK_KEYS = ("side", "model", "counters", "config", "clock")
 
 
-# The config keys that name folders of the machine that trained a net.
-_RUN_PATHS = ("run_dir", "resume")
+RUN_PATH_KEYS = ("run_dir", "resume")
+"""The config keys that name folders of the machine that trained a net."""
 
 
 def export_network(
@@ -204,11 +205,10 @@ def export_network(
     kept = _net_only(payload)
     kept["source"] = Path(payload["path"]).name
     if portable and isinstance(kept.get("config"), dict):
-        kept["config"] = {
-            key: Path(value).name if key in _RUN_PATHS and isinstance(value, str) and value
-            else value
-            for key, value in kept["config"].items()
-        }  # fmt: skip
+        config = kept["config"] = dict(kept["config"])
+        for key in RUN_PATH_KEYS:
+            if isinstance(config.get(key), str):
+                config[key] = Path(config[key]).name
     return save_checkpoint(dst, kept)
 
 
