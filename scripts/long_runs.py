@@ -10,6 +10,8 @@ legs the run's state is committed under ``benchmarks/long_runs/NAME/``:
     legs.json       every leg: its command, commit, machine, date, and where it began and ended
 
     python scripts/long_runs.py start NAME -- experiment=trapy_cpu minutes=600 seed=0
+    python scripts/long_runs.py start NAME -- resume=benchmarks/long_runs/OTHER/start.pt ...
+                                                     # a branch of OTHER with other settings
     python scripts/long_runs.py resume NAME -- minutes=3000   # the next leg (nohup ... &)
     python scripts/long_runs.py snapshot NAME        # commit what the leg reached (then git add)
     python scripts/long_runs.py average NAME --last 5  # the mean of the last 5 kept nets
@@ -123,7 +125,12 @@ def start(name: str, runs: Path, overrides: list[str]) -> int:
     if _legs(name):
         raise SystemExit(f"long_runs: {name} has legs already: resume it")
     run = runs / name
-    return _train(run, [*overrides, f"hydra.run.dir={run}"], {"from": "scratch"}, name)
+    # A branch (`resume=` another run's committed start.pt) records where it branched off.
+    branch = next((o.removeprefix("resume=") for o in overrides if o.startswith("resume=")), None)
+    leg = {"from": "scratch"}
+    if branch is not None:
+        leg = {"from": where(load_checkpoint(ROOT / branch)), "branch_of": branch, "exact": False}
+    return _train(run, [*overrides, f"hydra.run.dir={run}"], leg, name)
 
 
 def resume(name: str, runs: Path, overrides: list[str]) -> int:

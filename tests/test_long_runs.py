@@ -65,6 +65,18 @@ def test_legs_continue_the_run_here_exactly_and_elsewhere_from_the_committed_sta
     )
     assert load_checkpoint(committed / "start.pt")["counters"]["iteration"] == 8
 
+    # A branch: a new run from this one's committed start, with another learning rate.
+    assert long_runs.main(["start", "run-s0-lr", "--runs", str(runs), "--",
+                           f"resume={committed / 'start.pt'}", "iterations=10",
+                           "optim.lr=2e-4"]) == 0  # fmt: skip
+    long_runs.main(["snapshot", "run-s0-lr", "--runs", str(runs)])
+    branch = committed.parent / "run-s0-lr"
+    (leg,) = json.loads((branch / "legs.json").read_text())
+    assert (leg["from"]["iteration"], leg["to"]["iteration"]) == (8, 10)
+    assert leg["exact"] is False and leg["branch_of"] == str(committed / "start.pt")
+    assert load_checkpoint(branch / "start.pt")["config"]["optim"]["lr"] == 2e-4
+    assert load_checkpoint(committed / "start.pt")["counters"]["iteration"] == 8  # untouched
+
 
 def test_a_run_with_legs_is_not_started_again_and_one_without_is_not_resumed(long_runs, tmp_path):
     runs = str(tmp_path / "runs")
