@@ -27,6 +27,7 @@ opposite decisions); a side named as several nets joined by commas is the mean o
 from __future__ import annotations
 
 import argparse
+import re
 from pathlib import Path
 
 import numpy as np
@@ -42,6 +43,7 @@ from trapy_rl.mcts.settings import SearchSettings
 from trapy_rl.nn.checkpoint import load_checkpoint
 
 REFERENCE = Path("benchmarks") / "reference" / "openings" / "openings-seed_0.json"
+_SEED = re.compile(r"-s\d+(?=-|$)")  # a run name's seed token: -s0, -s1
 NEAR_HOURS = 0.35  # the other seed's net compared: the nearest in CPU-hours, if this near
 
 
@@ -115,8 +117,10 @@ def _mean_map(nets: str, search: SearchSettings, cache_dir: str):
 
 
 def _same_recipe(a: str, b: str) -> bool:
-    """Two runs of one recipe and net size with other seeds: their names differ in the seed."""
-    return a.rsplit("-", 1)[0] == b.rsplit("-", 1)[0]
+    """Two runs of one recipe and net size with other seeds: their names differ in the seed
+    (``side10-small-s0`` and ``side10-small-s1``, or the branches ``side10-small-s0-lr`` and
+    ``side10-small-s1-lr``)."""
+    return _SEED.sub("", a) == _SEED.sub("", b)
 
 
 if __name__ == "__main__":

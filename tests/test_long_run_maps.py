@@ -71,6 +71,10 @@ def test_each_net_is_compared_with_the_reference_and_the_other_seed_near_it(
     assert "| run-s0 at 0.50 h |" in rows["run-s1", "21"]
     assert "| - |" in rows["run-s0", "40"]  # 1.4 hours from the other seed's only net
     assert Path("maps.png").stat().st_size > 0
+    # Seeds of one recipe are compared, a branch's too; a run and its branch are not.
+    assert maps._same_recipe("side10-small-s0-lr", "side10-small-s1-lr")
+    assert not maps._same_recipe("side10-small-s0", "side10-small-s0-lr")
+    assert not maps._same_recipe("side10-tiny-s0", "side10-small-s1")
 
     # Two maps in full, one side the mean of two nets' maps.
     pair = ["run-s0/net_it000020.pt,run-s0/net_it000040.pt", "run-s1/net_it000021.pt"]
