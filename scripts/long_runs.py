@@ -208,15 +208,17 @@ def main(argv: list[str] | None = None) -> int:
     cut = argv.index("--") if "--" in argv else len(argv)
     args = parser.parse_args(argv[:cut])
     args.overrides += argv[cut + 1 :]
-    if args.action == "start":
-        return start(args.name, args.runs, args.overrides)
-    if args.action == "resume":
-        return resume(args.name, args.runs, args.overrides)
-    if args.action == "average":
-        with reported("long_runs"):  # a damaged net, nets of different shapes: one line
+    # A missing or damaged checkpoint (a branch's start, a kept net), nets of different
+    # shapes: one line, whichever action met it.
+    with reported("long_runs"):
+        if args.action == "start":
+            return start(args.name, args.runs, args.overrides)
+        if args.action == "resume":
+            return resume(args.name, args.runs, args.overrides)
+        if args.action == "average":
             average(args.name, args.last)
-        return 0
-    snapshot(args.name, args.runs, args.every)
+        else:
+            snapshot(args.name, args.runs, args.every)
     return 0
 
 

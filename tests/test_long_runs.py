@@ -89,6 +89,15 @@ def test_a_run_with_legs_is_not_started_again_and_one_without_is_not_resumed(lon
         long_runs.main(["start", "run-s0", "--runs", runs])
 
 
+def test_a_branch_from_a_missing_start_is_one_line(long_runs, tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        long_runs.main(["start", "run-s0-lr", "--runs", str(tmp_path / "runs"), "--",
+                        f"resume={tmp_path / 'no-run' / 'start.pt'}"])  # fmt: skip
+    error = capsys.readouterr().err
+    assert error.startswith("long_runs: error:") and "start.pt" in error
+    assert error.count("\n") == 1 and not (tmp_path / "committed" / "run-s0-lr").exists()
+
+
 def test_recipe_changes_are_the_overrides_a_later_leg_added(long_runs, tmp_path):
     """Where and how long a leg runs is not the recipe; an override first seen in a later leg
     is a change, marked at the CPU-hours where that leg began (a lost leg's too)."""
