@@ -12,9 +12,9 @@ move c by search on the position after ``c, swap`` (``--simulations`` an opening
 ``trapy-openings estimator=search``, cached, about a minute a map for the small net on one
 core). Each map is compared (Spearman's rho over the 145 cells, `compare_maps`) with a fixed
 reference, the played map of the two-hour recipe's seed 0 (``--reference``, the shipped pair's
-map of 2026-12-02), and with the map of the other seed's net nearest in CPU-hours (if within
-0.35 of an hour). The column
-"swap" is the share of first moves the map says yellow should swap (v > 1/2).
+map of 2026-12-02), and with the map of each other seed's net nearest in CPU-hours (if within
+0.35 of an hour), one row per other seed. The column "swap" is the share of first moves the
+map says yellow should swap (v > 1/2).
 
 A search map is the net's own opinion in one position, cheap beside the published map from
 play (hours of games a net); it shows where a net's reply after a swap is off its training
@@ -81,21 +81,19 @@ def main(argv: list[str] | None = None) -> int:
         for hours, iteration, table in sorted(points, key=lambda p: p[0]):
             rho = compare_maps(table, reference).spearman
             curves.setdefault(f"{run} vs the reference", []).append((hours, rho, rho, rho))
-            other, cross, near = "-", "", None
-            if others:
-                other_run, other_points = others[0]
-                near = min(other_points, key=lambda p: abs(p[0] - hours))
-                if abs(near[0] - hours) > NEAR_HOURS:
-                    near = None
-            if near is not None:
-                other = f"{other_run} at {near[0]:.2f} h"
-                cross_rho = compare_maps(table, near[2]).spearman
-                cross = f"{cross_rho:.2f}"
-                if run < other_run:  # one line per pair of seeds
+            row = f"| {run} | {iteration} | {hours:.2f} | {rho:.2f} |"
+            swap = f"{table['swap'].mean():.2f} |"
+            # One row for each other seed with a net this near in CPU-hours.
+            near = [(r, min(p, key=lambda q: abs(q[0] - hours))) for r, p in others]
+            near = [(r, q) for r, q in near if abs(q[0] - hours) <= NEAR_HOURS]
+            for other_run, (other_hours, _, other_table) in near:
+                cross = compare_maps(table, other_table).spearman
+                print(f"{row} {other_run} at {other_hours:.2f} h | {cross:.2f} | {swap}")
+                if run < other_run:  # one curve per pair of seeds
                     pair = f"{run} vs {other_run}"
-                    curves.setdefault(pair, []).append((hours, cross_rho, cross_rho, cross_rho))
-            print(f"| {run} | {iteration} | {hours:.2f} | {rho:.2f} | {other} | {cross} | "
-                  f"{table['swap'].mean():.2f} |")  # fmt: skip
+                    curves.setdefault(pair, []).append((hours, cross, cross, cross))
+            if not near:
+                print(f"{row} - |  | {swap}")
     if args.plot is not None:
         title = (f"Opening maps by search ({args.simulations} simulations) of the long runs' "
                  f"nets,\nagainst a reference played map and each other")  # fmt: skip

@@ -29,12 +29,13 @@ def maps(monkeypatch):
     return module
 
 
-def test_each_net_is_compared_with_the_reference_and_the_other_seed_near_it(
+def test_each_net_is_compared_with_the_reference_and_every_other_seed_near_it(
     maps, tmp_path, monkeypatch, capsys
 ):
     monkeypatch.chdir(tmp_path)  # the scripts name the runs relative to the repository
     nets = {}
-    for run, points in {"run-s0": ((20, 0.5), (40, 2.0)), "run-s1": ((21, 0.6),)}.items():
+    runs = {"run-s0": ((20, 0.5), (40, 2.0)), "run-s1": ((21, 0.6),), "run-s2": ((22, 0.4),)}
+    for run, points in runs.items():
         folder = Path("benchmarks") / "long_runs" / run
         folder.mkdir(parents=True)
         (folder / "legs.json").write_text("[]")
@@ -52,24 +53,31 @@ def test_each_net_is_compared_with_the_reference_and_the_other_seed_near_it(
 
     maps.main(["--simulations", "2", "--reference", f"{reference}.json",
                "--cache-dir", str(tmp_path / "cache"), "--plot", "maps.png"])  # fmt: skip
-    rows = {
-        tuple(cell.strip() for cell in line.split("|")[1:3]): line
-        for line in capsys.readouterr().out.splitlines()
-        if line.startswith("| run-")
+    rows: dict[tuple[str, str], list[str]] = {}  # (run, iteration) -> its rows, one per seed
+    for line in capsys.readouterr().out.splitlines():
+        if line.startswith("| run-"):
+            key = tuple(cell.strip() for cell in line.split("|")[1:3])
+            rows.setdefault(key, []).append(line)
+    assert {key: len(lines) for key, lines in rows.items()} == {
+        ("run-s0", "20"): 2,
+        ("run-s0", "40"): 1,
+        ("run-s1", "21"): 2,
+        ("run-s2", "22"): 2,
     }
-    assert set(rows) == {("run-s0", "20"), ("run-s0", "40"), ("run-s1", "21")}
 
     def search_map(key):
         return estimate_openings(side=10, estimator="search", checkpoint=nets[key],
                                  search=SearchSettings(num_simulations=2),
                                  cache_dir=tmp_path / "cache")  # fmt: skip
 
-    s0, s1 = search_map(("run-s0", 20)), search_map(("run-s1", 21))
-    assert f"| {compare_maps(s0, reference_table).spearman:.2f} |" in rows["run-s0", "20"]
-    cross = f"{compare_maps(s0, s1).spearman:.2f}"
-    assert f"| run-s1 at 0.60 h | {cross} |" in rows["run-s0", "20"]
-    assert "| run-s0 at 0.50 h |" in rows["run-s1", "21"]
-    assert "| - |" in rows["run-s0", "40"]  # 1.4 hours from the other seed's only net
+    s0, s1, s2 = (search_map(key) for key in (("run-s0", 20), ("run-s1", 21), ("run-s2", 22)))
+    first, second = rows["run-s0", "20"]
+    assert f"| {compare_maps(s0, reference_table).spearman:.2f} |" in first
+    assert f"| run-s1 at 0.60 h | {compare_maps(s0, s1).spearman:.2f} |" in first
+    assert f"| run-s2 at 0.40 h | {compare_maps(s0, s2).spearman:.2f} |" in second
+    assert "| run-s0 at 0.50 h |" in rows["run-s1", "21"][0]
+    assert "| run-s1 at 0.60 h |" in rows["run-s2", "22"][1]
+    assert "| - |" in rows["run-s0", "40"][0]  # 1.4 hours from the other seeds' nets
     assert Path("maps.png").stat().st_size > 0
     # Seeds of one recipe are compared, a branch's too; a run and its branch are not.
     assert maps._same_recipe("side10-small-s0-lr", "side10-small-s1-lr")
