@@ -44,9 +44,9 @@ PANEL = ("mcts:pool_a:200", "mcts:pool_b:200", "mcts:pool_b:800", "mcts:pool_c:2
 
 def kept_nets(names: list[str]) -> list[tuple[str, Path]]:
     """(run name, net file) of each kept side-10 net of the runs (all runs when none are
-    named), or of the nets named as RUN/net_itN.pt; nets of a curriculum's smaller boards are
-    left out. A run is a folder with its legs (``legs.json``); ``openings/`` and the like are
-    not."""
+    named), or of the nets named as RUN/net_itN.pt; a run's nets of a curriculum's smaller
+    boards are left out, a net named of another board is an error. A run is a folder with its
+    legs (``legs.json``); ``openings/`` and the like are not."""
     names = names or sorted(p.parent.name for p in LONG_RUNS.glob("*/legs.json"))
     nets = []
     for name in names:
@@ -55,8 +55,11 @@ def kept_nets(names: list[str]) -> list[tuple[str, Path]]:
         missing = [file for file in files if not file.is_file()]
         if missing or not files:
             raise SystemExit(f"strength_curve: no kept net at {missing[0] if missing else name}")
-        nets += [(run, file) for file in files]
-    return [(name, net) for name, net in nets if load_checkpoint(net)["side"] == SIDE]
+        sides = [load_checkpoint(file)["side"] for file in files]
+        if net and sides[0] != SIDE:
+            raise SystemExit(f"strength_curve: {name} is a side-{sides[0]} net, not side {SIDE}")
+        nets += [(run, file) for file, side in zip(files, sides, strict=True) if side == SIDE]
+    return nets
 
 
 def panel_pool(members: list[str]) -> Pool:

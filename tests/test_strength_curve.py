@@ -54,6 +54,8 @@ def test_draw_refits_each_side_10_net_from_its_panel_matches_alone(
     )  # one net by name
     with pytest.raises(SystemExit, match=r"no kept net at .*net_it000030"):
         curve.kept_nets(["run-s0/net_it000030.pt"])
+    with pytest.raises(SystemExit, match=r"run-s0/net_it000010.pt is a side-5 net, not side 10"):
+        curve.kept_nets(["run-s0/net_it000010.pt"])  # named, not left out in silence
     plot = tmp_path / "curve.png"
     curve.draw([], simulations=2, members=["random", "uct:1"], plot=plot)
     rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| run-s0")]
