@@ -37,7 +37,7 @@ from strength_curve import kept_nets
 from trapy_rl.analysis.agreement import compare_maps
 from trapy_rl.analysis.openings import estimate_openings, opening_table, read_opening_json
 from trapy_rl.errors import reported
-from trapy_rl.eval.report import plot_rating_curves
+from trapy_rl.eval.report import plot_curve_panels
 from trapy_rl.game.board import Board
 from trapy_rl.mcts.settings import SearchSettings
 from trapy_rl.nn.checkpoint import load_checkpoint
@@ -75,12 +75,17 @@ def main(argv: list[str] | None = None) -> int:
 
     print("| run | iteration | CPU-hours | rho vs the reference | other seed | rho | swap |")
     print("| --- | ---: | ---: | ---: | --- | ---: | ---: |")
-    curves: dict[str, list[tuple[float, float, float, float]]] = {}
+    # Two panels: each run against the reference, and each pair of seeds against each other.
+    panels: dict[str, dict[str, list[tuple[float, float, float, float]]]] = {
+        "each run against the reference played map": {},
+        "two seeds against each other (nets nearest in CPU-hours)": {},
+    }
+    to_reference, across_seeds = panels.values()
     for run, points in maps.items():
         others = [(r, p) for r, p in maps.items() if r != run and _same_recipe(r, run)]
         for hours, iteration, table in sorted(points, key=lambda p: p[0]):
             rho = compare_maps(table, reference).spearman
-            curves.setdefault(f"{run} vs the reference", []).append((hours, rho, rho, rho))
+            to_reference.setdefault(run, []).append((hours, rho, rho, rho))
             row = f"| {run} | {iteration} | {hours:.2f} | {rho:.2f} |"
             swap = f"{table['swap'].mean():.2f} |"
             # One row for each other seed with a net this near in CPU-hours.
@@ -91,14 +96,12 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{row} {other_run} at {other_hours:.2f} h | {cross:.2f} | {swap}")
                 if run < other_run:  # one curve per pair of seeds
                     pair = f"{run} vs {other_run}"
-                    curves.setdefault(pair, []).append((hours, cross, cross, cross))
+                    across_seeds.setdefault(pair, []).append((hours, cross, cross, cross))
             if not near:
                 print(f"{row} - |  | {swap}")
     if args.plot is not None:
-        title = (f"Opening maps by search ({args.simulations} simulations) of the long runs' "
-                 f"nets,\nagainst a reference played map and each other")  # fmt: skip
-        print(plot_rating_curves(curves, args.plot, title=title, y_label="Spearman's rho",
-                                 legend="lower right"))  # fmt: skip
+        title = f"Opening maps by search ({args.simulations} simulations) of the long runs' nets"
+        print(plot_curve_panels(panels, args.plot, title=title, y_label="Spearman's rho"))
     return 0
 
 

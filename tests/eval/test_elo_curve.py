@@ -8,7 +8,7 @@ from matplotlib.axes import Axes
 from matplotlib.colors import to_hex
 
 from trapy_rl.eval.elo import fit_elo
-from trapy_rl.eval.report import plot_elo_curve, plot_rating_curves
+from trapy_rl.eval.report import plot_curve_panels, plot_elo_curve, plot_rating_curves
 
 
 @pytest.mark.parametrize(
@@ -56,3 +56,39 @@ def test_several_runs_share_one_scale_and_the_references_are_drawn(tmp_path, mon
     assert x == 0.6 and to_hex(colour) == to_hex("C1")
     assert [(x, kw["label"]) for x, kw in drawn] == [([0.5, 1.0], "tiny"), ([0.7], "small")]
     assert lines == [1753.0]
+
+
+def test_panels_hold_their_own_curves_and_no_legend_covers_data(tmp_path, monkeypatch):
+    from matplotlib.figure import Figure
+
+    drawn, covered = [], []
+    errorbar, savefig = Axes.errorbar, Figure.savefig
+
+    def recorded_errorbar(self, x, y, **kw):
+        drawn.append((id(self), kw["label"]))
+        return errorbar(self, x, y, **kw)
+
+    def checked_savefig(self, *args, **kw):
+        renderer = self.canvas.get_renderer()
+        self.draw(renderer)  # lay out first: legends' places are known only then
+        for ax in self.axes:
+            legend = ax.get_legend().get_window_extent(renderer)
+            x_label = ax.xaxis.label.get_window_extent(renderer)
+            covered.append(
+                legend.overlaps(ax.get_window_extent(renderer)) or legend.overlaps(x_label)
+            )
+        return savefig(self, *args, **kw)
+
+    monkeypatch.setattr(Axes, "errorbar", recorded_errorbar)
+    monkeypatch.setattr(Figure, "savefig", checked_savefig)
+    panels = {
+        "left": {"a": [(1.0, 0.8, 0.8, 0.8), (2.0, 0.9, 0.9, 0.9)]},
+        "right": {"a vs b": [(1.0, 0.5, 0.5, 0.5)], "c vs d": [(2.0, 0.7, 0.7, 0.7)]},
+    }
+    path = plot_curve_panels(panels, tmp_path / "panels.png", title="maps", y_label="rho")
+    assert path.stat().st_size > 0
+    on = {}  # axes -> the curves drawn on them
+    for axes, label in drawn:
+        on.setdefault(axes, []).append(label)
+    assert list(on.values()) == [["a"], ["a vs b", "c vs d"]]
+    assert covered == [False, False]

@@ -30,6 +30,7 @@ __all__ = [
     "BaselineRow",
     "baseline_rows",
     "baseline_table",
+    "plot_curve_panels",
     "plot_elo_curve",
     "plot_ladder",
     "plot_rating_curves",
@@ -43,6 +44,16 @@ __all__ = [
 def _plot_file(path: Path, width: float = 7.0) -> Iterator[Axes]:
     """Axes of a ``width`` x 4.5-inch figure, saved to ``path`` (PNG, 120 dpi) and closed on
     exit."""
+    with _plot_panels(path, 1, width=width) as (axes,):
+        yield axes
+
+
+@contextlib.contextmanager
+def _plot_panels(
+    path: Path, columns: int, width: float = 7.0, height: float = 4.5
+) -> Iterator[list[Axes]]:
+    """``columns`` axes side by side, sharing y, in a ``width`` x ``height``-inch figure saved
+    to ``path`` (PNG, 120 dpi) and closed on exit."""
     # matplotlib only when drawing (slow to import)
     import matplotlib
 
@@ -50,9 +61,11 @@ def _plot_file(path: Path, width: float = 7.0) -> Iterator[Axes]:
     # matplotlib only when drawing (slow to import)
     import matplotlib.pyplot as plt
 
-    figure, axes = plt.subplots(figsize=(width, 4.5), layout="constrained")
+    figure, axes = plt.subplots(
+        1, columns, figsize=(width, height), layout="constrained", sharey=True, squeeze=False
+    )
     try:
-        yield axes
+        yield list(axes[0])
         figure.savefig(path, dpi=120)
     finally:
         plt.close(figure)
@@ -214,33 +227,77 @@ def plot_rating_curves(
     """
     path = Path(path)
     with _plot_file(path) as axes:
-        colours = {}
-        for name, points in curves.items():
-            x, elo, low, high = (np.array(v, dtype=np.float64) for v in zip(*sorted(points)))
-            line = axes.errorbar(
-                x, elo, yerr=[elo - low, high - elo], fmt="o-", capsize=3, label=name
-            )
-            colours[name] = line.lines[0].get_color()
-        for name, points in (marks or {}).items():
-            colour = colours.get(name, "grey")
-            for x, label in points:
-                axes.axvline(x, color=colour, linestyle=":", linewidth=1.2)
-                axes.annotate(label, (x, 0.01), xycoords=("data", "axes fraction"),
-                              textcoords="offset points", xytext=(2, 0), rotation=90,
-                              va="bottom", color=colour, fontsize=7)  # fmt: skip
-        for label, elo in (references or {}).items():
-            axes.axhline(elo, color="grey", linestyle="--", linewidth=0.8)
-            axes.annotate(label, (0.99, elo), xycoords=("axes fraction", "data"),
-                          textcoords="offset points", xytext=(0, 2), ha="right",
-                          color="grey", fontsize=7)  # fmt: skip
+        _draw_curves(axes, curves, references, marks)
         axes.set_xlabel(x_label)
         axes.set_ylabel(y_label)
         axes.set_title(title)
-        axes.grid(alpha=0.3)
-        bottom, top = axes.get_ylim()
-        axes.set_ylim(bottom, top + 0.05 * (top - bottom))  # room for the top line's label
         axes.legend(fontsize=8, loc=legend)
     return path
+
+
+def plot_curve_panels(
+    panels: Mapping[str, Mapping[str, Sequence[tuple[float, float, float, float]]]],
+    path: str | Path,
+    *,
+    title: str,
+    x_label: str = "CPU-hours of training",
+    y_label: str,
+) -> Path:
+    """Families of curves too many for one plot, a panel each, side by side on one y scale,
+    each panel's legend below it (so it covers no data); a PNG file.
+
+    Args:
+        panels: {panel title: {curve name: [(x, y, low, high)]}}, as `plot_rating_curves`'s
+            ``curves`` (bars of zero length where a point has no interval).
+        path: the PNG to write.
+        title: the figure's title.
+        x_label: what x is (every panel).
+        y_label: what y is (the first panel's axis; the others share it).
+
+    Returns:
+        The path written.
+    """
+    path = Path(path)
+    with _plot_panels(path, len(panels), width=5.0 * len(panels), height=6.0) as axes:
+        for ax, (name, curves) in zip(axes, panels.items(), strict=True):
+            _draw_curves(ax, curves)
+            ax.set_title(name, fontsize=10)
+            ax.set_xlabel(x_label)
+            ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16))
+        axes[0].set_ylabel(y_label)
+        axes[0].figure.suptitle(title)
+    return path
+
+
+def _draw_curves(
+    axes: Axes,
+    curves: Mapping[str, Sequence[tuple[float, float, float, float]]],
+    references: Mapping[str, float] | None = None,
+    marks: Mapping[str, Sequence[tuple[float, str]]] | None = None,
+) -> None:
+    """`plot_rating_curves`'s lines, marks and reference lines drawn on ``axes``, with a grid
+    (and room above the top reference line for its label)."""
+    colours = {}
+    for name, points in curves.items():
+        x, elo, low, high = (np.array(v, dtype=np.float64) for v in zip(*sorted(points)))
+        line = axes.errorbar(x, elo, yerr=[elo - low, high - elo], fmt="o-", capsize=3, label=name)
+        colours[name] = line.lines[0].get_color()
+    for name, points in (marks or {}).items():
+        colour = colours.get(name, "grey")
+        for x, label in points:
+            axes.axvline(x, color=colour, linestyle=":", linewidth=1.2)
+            axes.annotate(label, (x, 0.01), xycoords=("data", "axes fraction"),
+                          textcoords="offset points", xytext=(2, 0), rotation=90,
+                          va="bottom", color=colour, fontsize=7)  # fmt: skip
+    for label, elo in (references or {}).items():
+        axes.axhline(elo, color="grey", linestyle="--", linewidth=0.8)
+        axes.annotate(label, (0.99, elo), xycoords=("axes fraction", "data"),
+                      textcoords="offset points", xytext=(0, 2), ha="right",
+                      color="grey", fontsize=7)  # fmt: skip
+    axes.grid(alpha=0.3)
+    if references:
+        bottom, top = axes.get_ylim()
+        axes.set_ylim(bottom, top + 0.05 * (top - bottom))  # room for the top line's label
 
 
 @dataclasses.dataclass(frozen=True)
