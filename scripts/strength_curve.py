@@ -129,7 +129,8 @@ def draw(names: list[str], simulations: int, members: list[str], plot: Path | No
             name: [(h, f"+{o.rsplit('.', 1)[-1]}") for h, o in recipe_changes(name)]
             for name in curves
         }
-        print(plot_rating_curves(curves, plot, references=near, marks=marks, title=title))
+        print(plot_rating_curves(curves, plot, references=near, marks=marks, title=title,
+                                 legend="outside"))  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -58,15 +58,14 @@ def test_several_runs_share_one_scale_and_the_references_are_drawn(tmp_path, mon
     assert lines == [1753.0]
 
 
-def test_panels_hold_their_own_curves_and_no_legend_covers_data(tmp_path, monkeypatch):
+@pytest.fixture
+def legends_covering(monkeypatch) -> list[bool]:
+    """Filled as each figure is saved: for each of its axes, whether the legend overlaps the
+    axes or their x label."""
     from matplotlib.figure import Figure
 
-    drawn, covered = [], []
-    errorbar, savefig = Axes.errorbar, Figure.savefig
-
-    def recorded_errorbar(self, x, y, **kw):
-        drawn.append((id(self), kw["label"]))
-        return errorbar(self, x, y, **kw)
+    covered = []
+    savefig = Figure.savefig
 
     def checked_savefig(self, *args, **kw):
         renderer = self.canvas.get_renderer()
@@ -79,8 +78,28 @@ def test_panels_hold_their_own_curves_and_no_legend_covers_data(tmp_path, monkey
             )
         return savefig(self, *args, **kw)
 
-    monkeypatch.setattr(Axes, "errorbar", recorded_errorbar)
     monkeypatch.setattr(Figure, "savefig", checked_savefig)
+    return covered
+
+
+def test_a_legend_outside_covers_no_data(tmp_path, legends_covering):
+    curves = {f"run {i}": [(1.0, 4500.0 + i, 4450.0, 4550.0)] for i in range(7)}
+    plot_rating_curves(curves, tmp_path / "curves.png", legend="outside")
+    plot_rating_curves(curves, tmp_path / "inside.png", legend="upper left")
+    assert legends_covering == [False, True]  # the second: the check can fail
+
+
+def test_panels_hold_their_own_curves_and_no_legend_covers_data(
+    tmp_path, monkeypatch, legends_covering
+):
+    drawn = []
+    errorbar = Axes.errorbar
+
+    def recorded_errorbar(self, x, y, **kw):
+        drawn.append((id(self), kw["label"]))
+        return errorbar(self, x, y, **kw)
+
+    monkeypatch.setattr(Axes, "errorbar", recorded_errorbar)
     panels = {
         "left": {"a": [(1.0, 0.8, 0.8, 0.8), (2.0, 0.9, 0.9, 0.9)]},
         "right": {"a vs b": [(1.0, 0.5, 0.5, 0.5)], "c vs d": [(2.0, 0.7, 0.7, 0.7)]},
@@ -91,4 +110,4 @@ def test_panels_hold_their_own_curves_and_no_legend_covers_data(tmp_path, monkey
     for axes, label in drawn:
         on.setdefault(axes, []).append(label)
     assert list(on.values()) == [["a"], ["a vs b", "c vs d"]]
-    assert covered == [False, False]
+    assert legends_covering == [False, False]

@@ -221,17 +221,23 @@ def plot_rating_curves(
         x_label: what x is.
         y_label: what y is (another measure of the runs, its points' bars of zero length where
             it has no interval).
+        legend: where the legend goes: a matplotlib ``loc`` inside the axes, or ``"outside"``
+            (right of the axes, in a wider figure: many curves, and no free corner).
 
     Returns:
         The path written.
     """
     path = Path(path)
-    with _plot_file(path) as axes:
+    outside = legend == "outside"
+    with _plot_file(path, width=9.0 if outside else 7.0) as axes:
         _draw_curves(axes, curves, references, marks)
         axes.set_xlabel(x_label)
         axes.set_ylabel(y_label)
         axes.set_title(title)
-        axes.legend(fontsize=8, loc=legend)
+        if outside:
+            axes.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+        else:
+            axes.legend(fontsize=8, loc=legend)
     return path
 
 
