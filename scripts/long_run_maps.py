@@ -6,6 +6,7 @@ the nets before it did, and do two seeds answer it alike?
     python scripts/long_run_maps.py --pair side10-small-s0/net_it001899.pt \
         side10-small-s1/net_it002176.pt --simulations 3200          # two nets in full
     python scripts/long_run_maps.py --pair s0/a.pt,s0/b.pt s1/c.pt,s1/d.pt  # averaged maps
+    python scripts/long_run_maps.py --among s0/a.pt s1/b.pt s2/c.pt s3/d.pt  # every pair, halves
 
 Each kept side-10 net of ``benchmarks/long_runs/`` (`scripts/long_runs.py`) values every first
 move c by search on the position after ``c, swap`` (``--simulations`` an opening, no noise:
@@ -22,11 +23,15 @@ distribution long before the played maps are paid for.
 
 ``--pair A B`` compares two maps in full (`MapAgreement`: rho, the 20 fairest cells shared,
 opposite decisions); a side named as several nets joined by commas is the mean of their maps.
+``--among`` takes three or more sides (one a seed) and compares every pair of them, then every
+split of the sides into two halves, each half's map the mean of its sides' maps: how far the
+answer of half the seeds agrees with the other half's, the answer that depends on no one seed.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import re
 from pathlib import Path
 
@@ -55,6 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cache-dir", default="default")
     parser.add_argument("--plot", type=Path, default=None, help="the picture (PNG)")
     parser.add_argument("--pair", nargs=2, metavar=("A", "B"), help="compare two (mean) maps")
+    parser.add_argument("--among", nargs="+", metavar="SIDE", help="every pair and every halving")
     args = parser.parse_args(argv)
     search = SearchSettings(num_simulations=args.simulations)
     if args.pair:
@@ -62,6 +68,15 @@ def main(argv: list[str] | None = None) -> int:
             a, b = (_mean_map(side, search, args.cache_dir) for side in args.pair)
         print(f"{args.pair[0]} against {args.pair[1]}, {args.simulations} simulations:")
         print(compare_maps(a, b))
+        return 0
+    if args.among:
+        if not 3 <= len(args.among) <= len(_LABELS):
+            parser.error(f"--among takes 3 to {len(_LABELS)} sides (two: --pair)")
+        with reported("long_run_maps"):
+            v = np.stack([_mean_map(s, search, args.cache_dir)["v"].to_numpy() for s in args.among])
+        labels = (f"{_LABELS[i]} = {side}" for i, side in enumerate(args.among))
+        print(f"{args.simulations} simulations; " + ", ".join(labels))
+        print(_among_table(v))
         return 0
 
     _, reference = read_opening_json(args.reference)
@@ -115,6 +130,33 @@ def _mean_map(nets: str, search: SearchSettings, cache_dir: str):
         for _, net in kept_nets(nets.split(","))
     ]
     return opening_table(np.mean(v, axis=0), Board(10))  # v: [nets, K]
+
+
+_LABELS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _among_table(v: np.ndarray) -> str:
+    """Every pair of the sides' maps, then (from four sides) every split into two halves, each
+    split once (the first side stays in the first half), compared. ``v`` [sides, K]: the
+    sides' stone values; a half's map is the mean of its sides'."""
+    n, board = len(v), Board(10)
+    groups = [((i,), (j,)) for i, j in itertools.combinations(range(n), 2)]
+    if n >= 4:
+        for rest in itertools.combinations(range(1, n), n // 2 - 1):
+            first = (0, *rest)
+            groups.append((first, tuple(i for i in range(n) if i not in first)))
+    lines = [
+        "| sides | rho | 20 fairest shared | opposite decisions |",
+        "| --- | ---: | ---: | --- |",
+    ]
+    for a, b in groups:
+        agreement = compare_maps(*(opening_table(v[list(g)].mean(axis=0), board) for g in (a, b)))
+        name = " against ".join("+".join(_LABELS[i] for i in g) for g in (a, b))
+        opposite = ", ".join(agreement.disagree) or "none"
+        lines.append(
+            f"| {name} | {agreement.spearman:.3f} | {agreement.fairest_shared} | {opposite} |"
+        )
+    return "\n".join(lines)
 
 
 def _same_recipe(a: str, b: str) -> bool:

@@ -89,3 +89,22 @@ def test_each_net_is_compared_with_the_reference_and_every_other_seed_near_it(
     maps.main(["--simulations", "2", "--cache-dir", str(tmp_path / "cache"), "--pair", *pair])
     mean = (s0["v"].to_numpy() + search_map(("run-s0", 40))["v"].to_numpy()) / 2
     assert str(compare_maps(opening_table(mean, board), s1)) in capsys.readouterr().out
+
+    # Every pair of four sides, then every split into halves of two, each half the mean.
+    sides = ["run-s0/net_it000020.pt", "run-s1/net_it000021.pt", "run-s2/net_it000022.pt",
+             "run-s0/net_it000040.pt"]  # fmt: skip
+    maps.main(["--simulations", "2", "--cache-dir", str(tmp_path / "cache"), "--among", *sides])
+    out = capsys.readouterr().out
+    rows = [line for line in out.splitlines() if line.startswith("| ") and "---" not in line]
+    names = [row.split("|")[1].strip() for row in rows[1:]]
+    assert names == [
+        "A against B", "A against C", "A against D", "B against C", "B against D",
+        "C against D", "A+B against C+D", "A+C against B+D", "A+D against B+C",
+    ]  # fmt: skip
+    s0_40 = search_map(("run-s0", 40))
+    a_c, b_d = (opening_table((x["v"].to_numpy() + y["v"].to_numpy()) / 2, board)
+                for x, y in ((s0, s2), (s1, s0_40)))  # fmt: skip
+    assert f"| A+C against B+D | {compare_maps(a_c, b_d).spearman:.3f} |" in out
+    assert f"| B against C | {compare_maps(s1, s2).spearman:.3f} |" in out
+    with pytest.raises(SystemExit):
+        maps.main(["--among", *sides[:2]])
