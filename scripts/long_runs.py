@@ -162,9 +162,12 @@ def snapshot(name: str, runs: Path, every: float) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     newest = load_checkpoint(checkpoints[-1])
     save_checkpoint(folder / "start.pt", {key: newest[key] for key in START_KEYS if key in newest})
-    # Net-only copies, the first checkpoint past each multiple of `every` CPU-hours.
+    # Net-only copies, the first checkpoint past each multiple of `every` CPU-hours, counted on
+    # from the newest net kept: a leg resumed on another machine has a new run folder, whose
+    # first checkpoint lies just past that net and is not a new point of the curve.
     kept = {p.name for p in folder.glob("net_*.pt")}
-    mark = 0.0
+    hours = [where(load_checkpoint(p))["cpu_hours"] for p in folder.glob("net_it*.pt")]
+    mark = (max(hours) // every + 1) * every if hours else 0.0
     for path in checkpoints:
         stands = where(load_checkpoint(path))
         if stands["cpu_hours"] >= mark:

@@ -51,6 +51,8 @@ def test_legs_continue_the_run_here_exactly_and_elsewhere_from_the_committed_sta
     shutil.rmtree(runs / "run-s0")
     assert long_runs.main(["resume", "run-s0", "--runs", str(runs), "--", "iterations=8"]) == 0
     long_runs.main(["snapshot", "run-s0", "--runs", str(runs)])
+    # The new run folder's first checkpoint is not kept: the next net is 0.5 h past the last.
+    assert [p.name for p in committed.glob("net_*.pt")] == ["net_it000002.pt"]
 
     legs = json.loads((committed / "legs.json").read_text())
     assert [leg["to"]["iteration"] for leg in legs] == [4, 6, 8]
