@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import re
+import string
 from pathlib import Path
 
 import numpy as np
@@ -132,7 +133,7 @@ def _mean_map(nets: str, search: SearchSettings, cache_dir: str):
     return opening_table(np.mean(v, axis=0), Board(10))  # v: [nets, K]
 
 
-_LABELS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+_LABELS = string.ascii_uppercase  # the sides' names in --among's table
 
 
 def _among_table(v: np.ndarray) -> str:

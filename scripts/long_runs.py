@@ -166,8 +166,8 @@ def snapshot(name: str, runs: Path, every: float) -> None:
     # from the newest net kept: a leg resumed on another machine has a new run folder, whose
     # first checkpoint lies just past that net and is not a new point of the curve.
     kept = {p.name for p in folder.glob("net_*.pt")}
-    hours = [where(load_checkpoint(p))["cpu_hours"] for p in folder.glob("net_it*.pt")]
-    mark = (max(hours) // every + 1) * every if hours else 0.0
+    last = max(folder.glob("net_it*.pt"), default=None)  # names zero-padded: the newest
+    mark = (where(load_checkpoint(last))["cpu_hours"] // every + 1) * every if last else 0.0
     for path in checkpoints:
         stands = where(load_checkpoint(path))
         if stands["cpu_hours"] >= mark:
