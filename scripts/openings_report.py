@@ -7,6 +7,8 @@ agreement, written by `trapy_rl.analysis.report.opening_report`.
                                                            # 64 more games a cell for docs/
     python scripts/openings_report.py --nets A B --before benchmarks/reference/openings
                                                            # beside the earlier pair's maps
+    python scripts/openings_report.py ... --notes benchmarks/long_runs/openings/notes.md
+                                                           # and what later tests found
 
 Each map is hours of games on a CPU; the tables are cached (~/.cache/trapy_rl/openings), so
 running it again only redraws. ``--workers 2`` plays each map on two processes, and a map
@@ -61,6 +63,11 @@ def main(argv: list[str] | None = None) -> None:
         type=Path,
         help="a folder of an earlier report (the pair before): its agreement beside these maps'",
     )
+    parser.add_argument(
+        "--notes",
+        type=Path,
+        help="a Markdown file written into the report after the agreement (later findings)",
+    )
     parser.add_argument("--cache-dir", default="default")
     parser.add_argument("--out", type=Path, default=ROOT / "docs")
     args = parser.parse_args(argv)
@@ -84,6 +91,7 @@ def main(argv: list[str] | None = None) -> None:
             workers=args.workers,
             extend=args.extend,
             before=args.before,
+            notes=args.notes,
             cache_dir=None if args.cache_dir == "null" else args.cache_dir,
             command=" ".join(
                 ["python scripts/openings_report.py"]

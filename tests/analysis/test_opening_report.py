@@ -128,6 +128,29 @@ def test_a_report_sets_its_agreement_beside_the_pair_before(tmp_path):
         )  # fmt: skip
 
 
+def test_a_report_keeps_its_notes_after_the_agreement(tmp_path):
+    """Later findings written into the report each time it is written; a missing notes file
+    is refused before any game."""
+    nets = [write_tiny_checkpoint(tmp_path / f"net{seed}.pt", side=3, seed=seed) for seed in (0, 1)]
+    spec = "mcts:{}:4,noise=true,temperature_moves=3"
+    settings = dict(
+        agents=[spec.format(n) for n in nets],
+        labels=["a", "b"],
+        side=3,
+        playouts=2,
+        refine_fairest=0,
+        cache_dir=tmp_path / "cache",
+    )
+    notes = tmp_path / "notes.md"
+    notes.write_text("## What settles it\n\nDeeper play.\n\n", encoding="utf-8")
+    text = opening_report(tmp_path / "out", notes=notes, **settings).paths["report"].read_text()
+    agreement, claims = text.index("## Do two nets agree?"), text.index("## The original")
+    assert agreement < text.index("## What settles it\n\nDeeper play.\n\n## The original") < claims
+    with pytest.raises(FileNotFoundError, match=r"nowhere\.md"):
+        opening_report(tmp_path / "x", notes=tmp_path / "nowhere.md", **settings)
+    assert not (tmp_path / "x").exists()
+
+
 def test_the_script_refuses_a_bad_net_in_one_line(tmp_path):
     command = [
         sys.executable,

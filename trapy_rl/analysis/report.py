@@ -91,6 +91,7 @@ def opening_report(
     workers: int = 1,
     extend: str | Path | None = None,
     before: str | Path | None = None,
+    notes: str | Path | None = None,
     cache_dir: str | Path | None = "default",
     command: str | None = None,
 ) -> OpeningReport:
@@ -108,6 +109,9 @@ def opening_report(
         before: a folder of an earlier report of other agents with the same labels (the
             pair of nets these were trained past): its two maps' agreement goes beside these
             maps' in the report, so that it says whether agreement grew.
+        notes: a Markdown file written into the report after the agreement (its own
+            ``##`` heading first): what later experiments found about these maps, kept with
+            the command that writes the report so that writing it again keeps them.
         command: the command line printed in the report (default: this process's).
 
     Returns:
@@ -120,6 +124,7 @@ def opening_report(
     earlier = None
     if before is not None:
         earlier = {label: _earlier_table(Path(before), label, board) for label in labels}
+    notes_text = None if notes is None else Path(notes).read_text(encoding="utf-8").strip()
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     tables = {
@@ -177,6 +182,7 @@ def opening_report(
         command=command or " ".join(shlex.quote(a) for a in sys.argv),
         earlier=earlier,
         before=before,
+        notes=notes_text,
     )
     paths["report"].write_text(text, encoding="utf-8")
     return OpeningReport(tables, net_table, agreement, net_agreement, summaries, paths)
@@ -360,6 +366,7 @@ def _markdown(
     command,
     earlier=None,
     before=None,
+    notes=None,
 ) -> str:
     first = tables[labels[0]]
     key = first.attrs["key"]
@@ -466,6 +473,8 @@ def _markdown(
             f"{100 * first['swap'].mean():.0f}%. The head's numbers are not a substitute "
             "for play.",
         ]
+    if notes:
+        lines += ["", notes]
     lines += ["", "## The original description's claims", ""]
     for label in labels:
         s = summaries[label]
