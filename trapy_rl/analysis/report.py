@@ -110,8 +110,9 @@ def opening_report(
             pair of nets these were trained past): its two maps' agreement goes beside these
             maps' in the report, so that it says whether agreement grew.
         notes: a Markdown file written into the report after the agreement (its own
-            ``##`` heading first): what later experiments found about these maps, kept with
-            the command that writes the report so that writing it again keeps them.
+            ``##`` heading first, its links relative to ``out_dir``): what later experiments
+            found about these maps, kept with the command that writes the report so that
+            writing it again keeps them.
         command: the command line printed in the report (default: this process's).
 
     Returns:
