@@ -7,7 +7,7 @@ agreement, written by `trapy_rl.analysis.report.opening_report`.
                                                            # 64 more games a cell for docs/
     python scripts/openings_report.py --nets A B --before benchmarks/reference/openings
                                                            # beside the earlier pair's maps
-    python scripts/openings_report.py ... --notes benchmarks/long_runs/openings/notes.md
+    python scripts/openings_report.py ... --notes docs/openings-notes.md
                                                            # and what later tests found
 
 Each map is hours of games on a CPU; the tables are cached (~/.cache/trapy_rl/openings), so
