@@ -41,6 +41,7 @@ from scipy.stats import mannwhitneyu
 
 from trapy_rl.agents.kinds import parse_agent
 from trapy_rl.analysis import estimate_openings, near_long_edge_middle
+from trapy_rl.analysis.learned import exact_swap_agreement
 from trapy_rl.errors import reported
 from trapy_rl.eval.arena import play_games
 from trapy_rl.eval.stats import wilson_interval
@@ -128,33 +129,6 @@ def draw_exact(tables: dict[int, dict], path: Path) -> None:
 
 
 # ---------------------------------------------------------------------- maps
-def compare_swaps(map_table, v_star: np.ndarray, board: Board) -> dict:
-    """A map's swap decisions (v > 1/2) against v* on the solved cells."""
-    solved = _solved(v_star)
-    v = map_table["v"].to_numpy(dtype=np.float64)
-    low = map_table["low"].to_numpy(dtype=np.float64)
-    high = map_table["high"].to_numpy(dtype=np.float64)
-    right = (v > 0.5) == (v_star == 1.0)
-    wrong = np.flatnonzero(solved & ~right)
-    sure = solved & ((low > 0.5) | (high < 0.5))
-    return {
-        "agree": int((solved & right).sum()),
-        "solved": int(solved.sum()),
-        "share": float((solved & right).sum() / solved.sum()),
-        "sure": int(sure.sum()),
-        "sure_agree": int((sure & right).sum()),
-        "wrong": [
-            (
-                board.names[c],
-                round(float(v[c]), 3),
-                round(float(low[c]), 2),
-                round(float(high[c]), 2),
-            )
-            for c in wrong
-        ],
-    }
-
-
 def maps(args: argparse.Namespace, table: dict) -> list[dict]:
     """The played map of every checkpoint and simulation count against v*."""
     board = Board(args.side)
@@ -183,7 +157,7 @@ def maps(args: argparse.Namespace, table: dict) -> list[dict]:
                 cache_dir=args.cache_dir,
                 progress=True,
             )
-            row = compare_swaps(played, v_star, board)
+            row = exact_swap_agreement(played, v_star, board)
             row.update(
                 games=args.playouts * board.num_cells if args.estimator == "playout" else 0,
                 checkpoint=str(checkpoint),

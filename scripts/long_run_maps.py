@@ -31,9 +31,7 @@ answer of half the seeds agrees with the other half's, the answer that depends o
 from __future__ import annotations
 
 import argparse
-import itertools
 import re
-import string
 from pathlib import Path
 
 import numpy as np
@@ -41,6 +39,7 @@ from long_runs import where  # this folder's scripts: the legs' bookkeeping, the
 from strength_curve import kept_nets
 
 from trapy_rl.analysis.agreement import compare_maps
+from trapy_rl.analysis.learned import LABELS, seed_agreement
 from trapy_rl.analysis.openings import estimate_openings, opening_table, read_opening_json
 from trapy_rl.errors import reported
 from trapy_rl.eval.report import plot_curve_panels
@@ -71,13 +70,13 @@ def main(argv: list[str] | None = None) -> int:
         print(compare_maps(a, b))
         return 0
     if args.among:
-        if not 3 <= len(args.among) <= len(_LABELS):
-            parser.error(f"--among takes 3 to {len(_LABELS)} sides (two: --pair)")
+        if not 3 <= len(args.among) <= len(LABELS):
+            parser.error(f"--among takes 3 to {len(LABELS)} sides (two: --pair)")
         with reported("long_run_maps"):
             v = np.stack([_mean_map(s, search, args.cache_dir)["v"].to_numpy() for s in args.among])
-        labels = (f"{_LABELS[i]} = {side}" for i, side in enumerate(args.among))
+        labels = (f"{LABELS[i]} = {side}" for i, side in enumerate(args.among))
         print(f"{args.simulations} simulations; " + ", ".join(labels))
-        print(_among_table(v))
+        print(seed_agreement(v, Board(10)).table())
         return 0
 
     _, reference = read_opening_json(args.reference)
@@ -131,33 +130,6 @@ def _mean_map(nets: str, search: SearchSettings, cache_dir: str):
         for _, net in kept_nets(nets.split(","))
     ]
     return opening_table(np.mean(v, axis=0), Board(10))  # v: [nets, K]
-
-
-_LABELS = string.ascii_uppercase  # the sides' names in --among's table
-
-
-def _among_table(v: np.ndarray) -> str:
-    """Every pair of the sides' maps, then (from four sides) every split into two halves, each
-    split once (the first side stays in the first half), compared. ``v`` [sides, K]: the
-    sides' stone values; a half's map is the mean of its sides'."""
-    n, board = len(v), Board(10)
-    groups = [((i,), (j,)) for i, j in itertools.combinations(range(n), 2)]
-    if n >= 4:
-        for rest in itertools.combinations(range(1, n), n // 2 - 1):
-            first = (0, *rest)
-            groups.append((first, tuple(i for i in range(n) if i not in first)))
-    lines = [
-        "| sides | rho | 20 fairest shared | opposite decisions |",
-        "| --- | ---: | ---: | --- |",
-    ]
-    for a, b in groups:
-        agreement = compare_maps(*(opening_table(v[list(g)].mean(axis=0), board) for g in (a, b)))
-        name = " against ".join("+".join(_LABELS[i] for i in g) for g in (a, b))
-        opposite = ", ".join(agreement.disagree) or "none"
-        lines.append(
-            f"| {name} | {agreement.spearman:.3f} | {agreement.fairest_shared} | {opposite} |"
-        )
-    return "\n".join(lines)
 
 
 def _same_recipe(a: str, b: str) -> bool:

@@ -264,3 +264,28 @@ def test_a_benchmark_plays_the_members_near_the_agent_first(tmp_path) -> None:
     summary = (tmp_path / "out" / "summary.txt").read_text()
     assert "uct:1: " in summary and "steps: uct:8 (4), " in summary
     assert "game budget spent" in summary and "12 distinct" in summary
+
+
+def test_mode_truth_scores_every_agent_and_checkpoint_of_a_solved_side(tmp_path, capsys) -> None:
+    for iteration in (1, 2):
+        write_tiny_run_checkpoint(tmp_path / "run", iteration, side=4)
+    cfg = config(
+        "agents=[random,uct:16]",
+        f"run={tmp_path / 'run'}",
+        "mode=truth",
+        "num_simulations=4",
+        f"out={tmp_path / 'out'}",
+    )
+    scores = evaluate(cfg)
+    assert [s.agent for s in scores][:2] == ["random", "uct:16"] and len(scores) == 4
+    assert scores[0].value_sign is None and scores[2].value_sign.total == 300
+    rows = (tmp_path / "out" / "truth.csv").read_text().splitlines()
+    assert rows[0].startswith("agent,training step (gradient steps),won_kept,won_kept_of")
+    assert len(rows) == 5
+    assert "swap decisions" in capsys.readouterr().out
+
+
+def test_mode_truth_on_an_unsolved_side_is_one_clear_error(tmp_path) -> None:
+    cfg = config("agents=[random]", "side=6", "mode=truth", f"out={tmp_path}")
+    with pytest.raises(ValueError, match=r"mode=truth: side 6 is not solved \(solved: \[4, 5\]\)"):
+        evaluate(cfg)

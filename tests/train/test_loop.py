@@ -437,3 +437,15 @@ def test_onnxruntime_runs_train_in_process_and_in_workers_across_a_change_of_boa
         run = train(make_config(tmp_path / name, iterations=2, **options, **more))
         saved = load_checkpoint(run.checkpoint)
         assert saved["side"] == 4 and saved["learner"]["step"] > 0
+
+
+def test_a_run_on_a_solved_side_logs_its_scores_against_the_truth(tmp_path, make_config):
+    cfg = make_config(tmp_path, iterations=2, **{"eval.every": 2, "eval.num_games": 2})
+    cfg = cfg.replace({"eval.num_simulations": 4, "eval.opponents": ["random"]})
+    evaluated = [row for row in train(cfg).history if "eval/win_rate_vs_random" in row]
+    expected = {f"truth/{who}_{what}" for who in ("search", "net") for what in
+                ("won_kept", "value_sign", "swaps")}  # fmt: skip
+    assert expected <= set(evaluated[0])
+    assert all(0.0 <= evaluated[0][tag] <= 1.0 for tag in expected)
+    off = train(cfg.replace({"eval.truth": False, "run_dir": str(tmp_path / "off")}))
+    assert not any(k.startswith("truth/") for row in off.history for k in row)

@@ -13,11 +13,16 @@
     trapy-eval agents=[mcts:A:200] mode=benchmark adaptive.start=4500  # begin near Elo 4500
     trapy-eval agents=[mcts:A:200,mcts:B:200] mode=benchmark head_to_head=true
                                       # and against each other: cycles, pool vs head-to-head
+    trapy-eval run=outputs/RUN mode=truth num_simulations=200  # on side 4 or 5: each checkpoint
+                                      # against the exact values (no games between agents)
 
 Modes: ``round_robin`` (every pair; the cycles of clear wins are reported), ``gauntlet``,
 ``baselines`` (each checkpoint against each baseline) and ``benchmark`` (each agent against
 members of the rating pool, `trapy_rl.eval.pool`, with their ratings held: Elo on one fixed
-scale, random at 0, comparable across runs and days). A benchmark plays, step by step, the
+scale, random at 0, comparable across runs and days), and ``truth``, on a solved side (4, 5):
+each agent scored against the exact values (`trapy_rl.eval.truth`: won positions of the
+shipped test set kept, value signs, its own swap decisions), written to ``truth.csv``. A
+benchmark plays, step by step, the
 member nearest the agent's estimate until its interval is within ``adaptive.target``
 (`rate_adaptively`); ``every_member=true`` plays each member ``games`` games instead.
 
@@ -35,6 +40,7 @@ composed configuration.
 
 from __future__ import annotations
 
+import csv
 import math
 import sys
 from dataclasses import dataclass, field
@@ -43,6 +49,7 @@ from pathlib import Path
 import hydra
 from omegaconf import DictConfig
 
+from trapy_rl.agents.kinds import parse_agent
 from trapy_rl.agents.network import checkpoint_spec
 from trapy_rl.config import CONFIG_DIR, check_command_line, register_schema, settings_of
 from trapy_rl.errors import reported
@@ -63,13 +70,14 @@ from trapy_rl.eval.tournament import (
     play_tournament,
     run_checkpoints,
 )
+from trapy_rl.eval.truth import TruthScore, score_agent, truth_sides
 from trapy_rl.game.board import MAX_SIDE, Board
 from trapy_rl.nn.device import check_device
 
 __all__ = ["COMMAND_MODES", "EvalCommandConfig", "evaluate", "main"]
 
 DEFAULT_SIDE = 10
-COMMAND_MODES = (*MODES, "benchmark")
+COMMAND_MODES = (*MODES, "benchmark", "truth")
 MAX_MATCH_GAMES = 10_000  # games of a match, played at once (each with its search tree)
 MAX_SIMULATIONS = 1_000_000  # the run's checkpoints' search a move
 
@@ -93,8 +101,9 @@ class EvalCommandConfig:
         checkpoints: with ``run``, the iterations of the checkpoints to rate (-1: the newest,
             -2 the one before, ...); empty: all.
         mode: round_robin (every pair), gauntlet (``focus`` against each other agent),
-            baselines (with ``run``: each checkpoint against each baseline, nothing else) or
-            benchmark (each agent and checkpoint against the rating pool).
+            baselines (with ``run``: each checkpoint against each baseline, nothing else),
+            benchmark (each agent and checkpoint against the rating pool) or truth (each
+            agent and checkpoint against the exact values of a solved side).
         focus: the gauntlet's agent; null: the newest checkpoint of the run, else the first.
         num_simulations: search per move of the run's checkpoints (``mcts:PATH:N``); 0 plays
             their policy alone (``net:PATH``).
@@ -191,8 +200,9 @@ class EvalCommandConfig:
 register_schema("eval", EvalCommandConfig)
 
 
-def evaluate(cfg: DictConfig | EvalCommandConfig) -> TournamentResult:
-    """Run the tournament ``cfg`` describes, print the table and write the files.
+def evaluate(cfg: DictConfig | EvalCommandConfig) -> TournamentResult | list[TruthScore]:
+    """Run the tournament ``cfg`` describes (or, with mode truth, the scores against the exact
+    values), print the table and write the files.
 
     Raises:
         ValueError: naming the problem, for bad settings, specs or files.
@@ -212,6 +222,8 @@ def evaluate(cfg: DictConfig | EvalCommandConfig) -> TournamentResult:
         str(Path(cfg.run) / "eval_cache.jsonl") if cfg.run else str(out / "matches.jsonl")
     )
     rated = list(dict.fromkeys([*(str(spec) for spec in cfg.agents), *(s for s, _ in curve)]))
+    if cfg.mode == "truth":
+        return _truth(cfg, board, rated, dict(curve), x_label, out)
     starts = load_starts(board) if cfg.starts else ()
     notes = [
         f"side {side}, mode {cfg.mode}, {cfg.games} games a match, seed {cfg.seed}, "
@@ -333,6 +345,33 @@ def _run_agents(cfg) -> tuple[int, list[tuple[str, float]], str]:
         for c in checkpoints
     ]
     return own, curve, "training minutes" if timed else "training step (gradient steps)"
+
+
+def _truth(cfg, board: Board, rated: list[str], x: dict, x_label: str, out: Path):
+    """Every agent scored against the truth of ``board``'s side, printed and in ``truth.csv``."""
+    if board.side not in truth_sides():
+        raise ValueError(f"mode=truth: side {board.side} is not solved (solved: {truth_sides()})")
+    agents = [parse_agent(spec, board=board, seed=int(cfg.seed)) for spec in rated]
+    print(f"{len(agents)} agents against the exact values of side {board.side}", flush=True)
+    scores, rows = [], []
+    for spec, agent in zip(rated, agents, strict=True):
+        score = score_agent(agent, board.side)
+        print(score, flush=True)
+        scores.append(score)
+        shares = {"won_kept": score.won_kept, "value_sign": score.value_sign, "swaps": score.swaps}
+        row = {"agent": spec, x_label: x.get(spec, "")}
+        for name, share in shares.items():
+            row[name] = "" if share is None else f"{share.rate:.4f}"
+            row[f"{name}_of"] = "" if share is None else share.total
+        row["wrong_swaps"] = " ".join(score.wrong_swaps)
+        rows.append(row)
+    out.mkdir(parents=True, exist_ok=True)
+    with open(out / "truth.csv", "w", newline="", encoding="utf-8") as file:
+        writer = csv.DictWriter(file, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    print(f"truth: {out / 'truth.csv'}")
+    return scores
 
 
 def _head_to_head(cfg, rated, pooled: TournamentResult, board, starts, cache) -> list[str]:

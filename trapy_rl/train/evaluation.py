@@ -6,14 +6,17 @@ own; this module only picks what a training log shows.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 from trapy_rl.agents import Agent, parse_agent
+from trapy_rl.agents.network import NetworkPolicyAgent
 from trapy_rl.analysis import draw_opening_map, net_values, opening_table
 from trapy_rl.eval import MatchResult, play_match
+from trapy_rl.eval.truth import score_agent, truth_sides
 from trapy_rl.game.board import Board
 
-__all__ = ["evaluate", "opening_values_figure"]
+__all__ = ["evaluate", "opening_values_figure", "truth_metrics"]
 
 
 def evaluate(
@@ -58,3 +61,21 @@ def opening_values_figure(evaluator, board: Board, *, title: str | None = None):
     """
     table = opening_table(net_values(evaluator, board), board)
     return draw_opening_map(table, board, title=title)
+
+
+@functools.cache
+def _solved_sides() -> tuple[int, ...]:
+    return tuple(truth_sides())
+
+
+def truth_metrics(agent: Agent, evaluator, board: Board) -> dict[str, float]:
+    """The scores against the exact values (`trapy_rl.eval.truth`) of ``agent`` (the run's
+    search, ``truth/search_*``) and of its net's policy and value head alone (``truth/net_*``);
+    empty where ``board``'s side is not solved."""
+    if board.side not in _solved_sides():
+        return {}
+    net = NetworkPolicyAgent(evaluator, name="net")
+    return {
+        **score_agent(agent, board.side).metrics("truth/search_"),
+        **score_agent(net, board.side).metrics("truth/net_"),
+    }

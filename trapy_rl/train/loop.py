@@ -53,7 +53,7 @@ from trapy_rl.train.checkpoint import (
     set_rng_state,
     write_run_checkpoint,
 )
-from trapy_rl.train.evaluation import evaluate, opening_values_figure
+from trapy_rl.train.evaluation import evaluate, opening_values_figure, truth_metrics
 from trapy_rl.train.interrupt import StopRequest
 from trapy_rl.train.learner import Learner
 from trapy_rl.train.replay import ReplayBuffer
@@ -406,8 +406,8 @@ def _match_agent(run: _Run, *, seed: int, label: str):
 
 
 def _evaluate(run: _Run, reporter: Reporter) -> dict[str, float]:
-    """Matches against ``eval.opponents`` (with a pool: the Elo on its scale), and the
-    opening-values picture."""
+    """Matches against ``eval.opponents`` (with a pool: the Elo on its scale), the
+    opening-values picture, and on a solved side the scores against the truth."""
     cfg, iteration = run.cfg, run.counters["iteration"]
     seed = int(np.random.default_rng([cfg.seed, iteration, _EVAL_STREAM]).integers(2**31))
     agent = _match_agent(run, seed=seed, label="net")
@@ -428,6 +428,8 @@ def _evaluate(run: _Run, reporter: Reporter) -> dict[str, float]:
         metrics["eval/pool_elo"] = float(ratings.ratings[-1])
         metrics["eval/pool_elo_low"] = float(ratings.lower[-1])
         metrics["eval/pool_elo_high"] = float(ratings.upper[-1])
+    if cfg.eval.truth:
+        metrics.update(truth_metrics(agent, run.evaluator, run.board))
     return metrics
 
 

@@ -250,7 +250,10 @@ class EvalSettings:
     end (from the start set too, unless the only opponent is random play). With
     ``pool`` (``default``: the pool that ships for the run's side, or a pool file) the
     opponents must be pool members, and the run logs its Elo on the pool's fixed scale
-    (``eval/pool_elo``), comparable across runs.
+    (``eval/pool_elo``), comparable across runs. With ``truth``, on a side whose exact values
+    ship (sides 4 and 5), each evaluation also scores the trained agent and its net alone
+    against them (`trapy_rl.eval.truth`: won positions kept, value signs, swap decisions),
+    logged as ``truth/search_*`` and ``truth/net_*``.
     """
 
     every: int = 0  # iterations between evaluations, 0 for none during training
@@ -260,6 +263,7 @@ class EvalSettings:
     pool: str | None = None  # rate against this pool's fixed scale: default, a file, or none
     final_games: int = 40  # games of each closing match, 0 to skip them
     final_opponents: tuple[str, ...] = ("random", "uct:1000")  # the closing matches' opponents
+    truth: bool = True  # score against the exact values where the side is solved
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "opponents", tuple(str(s) for s in self.opponents))

@@ -1,0 +1,189 @@
+"""What nets learned of the opening question: their maps against the exact values, and against
+each other's.
+
+Two measurements, both of opening maps (`trapy_rl.analysis.openings`):
+
+- **against the truth** (`exact_swap_agreement`), on a side whose first moves are solved
+  (`trapy_rl.solve.openings`): a map's swap decisions (v > 1/2) against v*, cell by cell;
+- **across seeds** (`seed_agreement`), on any side: the maps of two or more nets (one a seed
+  of a recipe) compared pair by pair, and, from four nets on, every split of them into two
+  halves, each half's map the mean of its nets' maps (the answer that depends on no one seed).
+
+`maps_by_search` makes the maps both use: each net's search on the position after ``c, swap``
+for every first move c (``estimator=search``, cached), a minute or less a net on side 10.
+
+The agent-level scores (won positions kept, value signs, an agent's own swap decisions) are
+`trapy_rl.eval.truth`'s.
+
+>>> import numpy as np
+>>> v = np.array([[0.1, 0.3, 0.6, 0.8, 0.9], [0.2, 0.4, 0.45, 0.7, 0.95],
+...               [0.1, 0.35, 0.7, 0.6, 0.9]])
+>>> result = seed_agreement(v, Board(2))
+>>> [row.label for row in result.rows], round(result.min_pair, 3)
+(['A against B', 'A against C', 'B against C'], 0.9)
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import string
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from trapy_rl.analysis.agreement import MapAgreement, compare_maps
+from trapy_rl.analysis.openings import estimate_openings, opening_table
+from trapy_rl.game.board import Board
+from trapy_rl.mcts.settings import SearchSettings
+
+__all__ = [
+    "LABELS",
+    "SeedAgreement",
+    "exact_swap_agreement",
+    "maps_by_search",
+    "seed_agreement",
+]
+
+LABELS = string.ascii_uppercase  # the nets' names in tables: A, B, C, ...
+
+
+def maps_by_search(
+    checkpoints: Sequence[str | os.PathLike],
+    *,
+    side: int,
+    simulations: int = 800,
+    cache_dir: str | os.PathLike | None = "default",
+    progress: bool = False,
+) -> np.ndarray:
+    """[n, K] float64: each checkpoint's map by search (v of every first move), mirror-averaged.
+
+    ``simulations`` a first move, no noise (the published maps by search use 800).
+    """
+    search = SearchSettings(num_simulations=simulations)
+    v = [
+        estimate_openings(
+            side=side, estimator="search", checkpoint=checkpoint, search=search,
+            cache_dir=cache_dir, progress=progress,
+        )["v"].to_numpy(np.float64)
+        for checkpoint in checkpoints
+    ]  # fmt: skip
+    return np.stack(v)
+
+
+@dataclass(frozen=True)
+class AgreementRow:
+    """Two groups of nets (indices into the maps), and how far their mean maps agree."""
+
+    first: tuple[int, ...]
+    second: tuple[int, ...]
+    agreement: MapAgreement
+
+    @property
+    def label(self) -> str:
+        return " against ".join("+".join(LABELS[i] for i in g) for g in (self.first, self.second))
+
+
+@dataclass(frozen=True)
+class SeedAgreement:
+    """Every pair of n maps compared, and from four maps on every split into two halves."""
+
+    rows: tuple[AgreementRow, ...]
+
+    @property
+    def pairs(self) -> tuple[AgreementRow, ...]:
+        return tuple(row for row in self.rows if len(row.first) == 1 == len(row.second))
+
+    @property
+    def halves(self) -> tuple[AgreementRow, ...]:
+        return tuple(row for row in self.rows if len(row.first) > 1)
+
+    @property
+    def min_pair(self) -> float:
+        """The lowest Spearman's rho of two single maps: the bar seeds must clear together."""
+        return min(row.agreement.spearman for row in self.pairs)
+
+    @property
+    def mean_pair(self) -> float:
+        return float(np.mean([row.agreement.spearman for row in self.pairs]))
+
+    @property
+    def opposite(self) -> tuple[str, ...]:
+        """Cells some pair of single maps decides oppositely (sorted, each once)."""
+        return tuple(sorted({c for row in self.pairs for c in row.agreement.disagree}))
+
+    def table(self) -> str:
+        """A Markdown table, one row a comparison."""
+        lines = [
+            "| maps | rho | 20 fairest shared | opposite decisions |",
+            "| --- | ---: | ---: | --- |",
+        ]
+        for row in self.rows:
+            a = row.agreement
+            opposite = ", ".join(a.disagree) or "none"
+            lines.append(f"| {row.label} | {a.spearman:.3f} | {a.fairest_shared} | {opposite} |")
+        return "\n".join(lines)
+
+
+def seed_agreement(v: np.ndarray, board: Board) -> SeedAgreement:
+    """Compare n >= 2 maps: every pair, then (from n = 4) every split into two halves, each
+    split once (map A stays in the first half); a half's map is the mean of its maps.
+
+    Args:
+        v: [n, K] stone values, one map a row.
+        board: their board.
+
+    Raises:
+        ValueError: for fewer than two maps, more than `LABELS` has names for, or maps not
+            of ``board``'s K cells.
+    """
+    v = np.asarray(v, dtype=np.float64)
+    n = len(v)
+    if v.ndim != 2 or v.shape[1] != board.num_cells:
+        raise ValueError(f"maps must have shape (n, {board.num_cells}), got {v.shape}")
+    if not 2 <= n <= len(LABELS):
+        raise ValueError(f"seed agreement takes 2 to {len(LABELS)} maps, got {n}")
+    groups = [((i,), (j,)) for i, j in itertools.combinations(range(n), 2)]
+    if n >= 4:
+        for rest in itertools.combinations(range(1, n), n // 2 - 1):
+            first = (0, *rest)
+            groups.append((first, tuple(i for i in range(n) if i not in first)))
+    rows = []
+    for a, b in groups:
+        maps = (opening_table(v[list(g)].mean(axis=0), board) for g in (a, b))
+        rows.append(AgreementRow(a, b, compare_maps(*maps)))
+    return SeedAgreement(tuple(rows))
+
+
+def exact_swap_agreement(map_table: pd.DataFrame, v_star: np.ndarray, board: Board) -> dict:
+    """A map's swap decisions (v > 1/2) against v* on the solved cells (v* not NaN).
+
+    Returns:
+        ``agree`` and ``solved`` (cells), ``share``, ``sure`` (cells whose interval lies clear
+        of 1/2) and ``sure_agree``, and ``wrong``: (name, v, low, high) of each wrong cell.
+    """
+    solved = ~np.isnan(v_star)
+    v = map_table["v"].to_numpy(dtype=np.float64)
+    low = map_table["low"].to_numpy(dtype=np.float64)
+    high = map_table["high"].to_numpy(dtype=np.float64)
+    right = (v > 0.5) == (v_star == 1.0)
+    wrong = np.flatnonzero(solved & ~right)
+    sure = solved & ((low > 0.5) | (high < 0.5))
+    return {
+        "agree": int((solved & right).sum()),
+        "solved": int(solved.sum()),
+        "share": float((solved & right).sum() / solved.sum()),
+        "sure": int(sure.sum()),
+        "sure_agree": int((sure & right).sum()),
+        "wrong": [
+            (
+                board.names[c],
+                round(float(v[c]), 3),
+                round(float(low[c]), 2),
+                round(float(high[c]), 2),
+            )
+            for c in wrong
+        ],
+    }
