@@ -94,3 +94,25 @@ def test_a_playout_map_is_extended_from_its_json(tmp_path, capsys):
     settings = json.loads(more["json"].read_text())["settings"]
     assert settings["sitting"] == 1 and settings["extends"]["settings"]["playouts"] == 3
     assert "sitting=1" in (tmp_path / "more" / "summary.txt").read_text()
+
+
+def test_compare_scores_seeds_against_each_other_and_the_truth(tmp_path, capsys):
+    from tiny import write_tiny_checkpoint
+
+    nets = [write_tiny_checkpoint(tmp_path / f"s{i}.pt", side=4, seed=i) for i in range(3)]
+    cfg = compose_openings(
+        ["side=4", "search.num_simulations=16", f"cache_dir={tmp_path}/c",
+         "compare=[" + ",".join(str(n) for n in nets) + "]"]
+    )  # fmt: skip
+    paths = run(cfg, tmp_path / "out")
+    text = paths["agreement"].read_text()
+    assert "| A against B |" in text and "| B against C |" in text
+    assert text.count("of 22; wrong:") == 3  # side 4 is solved: each map against v*
+    assert "A against B" in capsys.readouterr().out
+
+
+def test_compare_needs_two_nets_and_the_search():
+    with pytest.raises(ValueError, match="compare=.* takes two or more nets"):
+        OpeningsConfig(compare=("a.pt",))
+    with pytest.raises(ValueError, match="compare=.* takes two or more nets"):
+        OpeningsConfig(compare=("a.pt", "b.pt"), estimator="rollout")

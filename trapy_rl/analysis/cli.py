@@ -11,13 +11,19 @@
                                                         # the same command resumes
     trapy-openings estimator=playout ... playouts=64 extend=docs/openings-seed_0.json
                                                         # 64 more games a cell for that map
+    trapy-openings side=5 compare=[RUN_A,RUN_B,RUN_C] search.num_simulations=800
+                                                        # do seeds agree? their maps by search,
+                                                        # every pair (and on sides 4-5, v*)
 
 The configuration is ``configs/openings.yaml``, checked against `OpeningsConfig` (registered
 here as ``openings_schema``), so a typo in an override fails naming the key; ``trapy-openings
 --cfg job`` prints the composed configuration.
 Writes ``openings_<estimator>.csv`` and ``.json`` (the table; the JSON also holds the settings
 it was computed with), ``openings_<estimator>.png`` (the map),
-``openings_<estimator>_ranking.png`` (the fairest openings) and ``summary.txt``.
+``openings_<estimator>_ranking.png`` (the fairest openings) and ``summary.txt``. With
+``compare``, the maps by search of two or more nets (seeds of one recipe, say) are compared
+instead (`trapy_rl.analysis.learned.seed_agreement`: every pair, and from four nets every split
+into halves; on a solved side each map's swap decisions against v*), into ``agreement.md``.
 """
 
 from __future__ import annotations
@@ -50,7 +56,8 @@ class OpeningsConfig:
     ``search`` is the search of ``estimator=search`` (the keys of `trapy_rl.mcts.SearchSettings`);
     ``cache_dir`` "default" is ``~/.cache/trapy_rl/openings``, null caches nothing; ``out_dir``
     null writes into Hydra's run folder; ``fairest`` openings are ringed on the map and listed
-    in the summary, ``top`` are in the ranking chart and table.
+    in the summary, ``top`` are in the ranking chart and table. ``compare`` names two or more
+    checkpoints (files or run folders) whose maps by search are compared with each other.
     """
 
     side: int = 10
@@ -72,6 +79,7 @@ class OpeningsConfig:
     out_dir: str | None = None
     fairest: int = 5
     top: int = 20
+    compare: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         """Sizes checked against their caps, and the settings that only one estimator reads
@@ -108,6 +116,11 @@ class OpeningsConfig:
         for key, given in playout_only.items():
             if given and self.estimator != "playout":
                 p.append(f"{key} is read by estimator=playout alone, not {self.estimator}")
+        if self.compare and (
+            len(self.compare) < 2 or self.checkpoint or self.estimator != "search"
+        ):
+            p.append("compare=[A,B,...] takes two or more nets and compares their maps by search "
+                     "(estimator=search, no checkpoint)")  # fmt: skip
         if p:
             raise ValueError("; ".join(p))
 
@@ -131,6 +144,8 @@ def run(cfg: DictConfig | OpeningsConfig, out_dir: str | Path) -> dict[str, Path
 
     if not isinstance(cfg, OpeningsConfig):
         cfg = settings_of(cfg, OpeningsConfig)
+    if cfg.compare:
+        return {"agreement": compare(cfg, out_dir)}
     table = estimate_openings(
         side=cfg.side,
         estimator=cfg.estimator,
@@ -184,6 +199,47 @@ def run(cfg: DictConfig | OpeningsConfig, out_dir: str | Path) -> dict[str, Path
     paths["summary"].write_text(text + "\n", encoding="utf-8")
     print(text)
     return paths
+
+
+def compare(cfg: OpeningsConfig, out_dir: str | Path) -> Path:
+    """``compare``'s nets' maps by search against each other (and v* on a solved side), printed
+    and written to ``agreement.md``."""
+    # imported here, as in `run`: the command line starts (and checks its settings) first
+    from trapy_rl.analysis.learned import (
+        LABELS,
+        exact_swap_agreement,
+        maps_by_search,
+        seed_agreement,
+    )
+    from trapy_rl.analysis.openings import opening_table
+    from trapy_rl.game.board import Board
+    from trapy_rl.solve.openings import exact_values, load_openings
+
+    board = Board(cfg.side)
+    v = maps_by_search(
+        cfg.compare, side=cfg.side, search=cfg.search, cache_dir=cfg.cache_dir, progress=True
+    )
+    lines = [
+        f"side {cfg.side}, maps by search, {cfg.search.num_simulations} simulations an opening"
+    ]
+    lines += [f"- {LABELS[i]}: {net}" for i, net in enumerate(cfg.compare)]
+    lines += ["", seed_agreement(v, board).table()]
+    try:
+        v_star = exact_values(load_openings(cfg.side))
+    except ValueError:  # no exact values on this side
+        v_star = None
+    if v_star is not None:
+        lines.append("\nswap decisions (v > 1/2) against v*:")
+        for i, values in enumerate(v):
+            scored = exact_swap_agreement(opening_table(values, board), v_star, board)
+            wrong = ", ".join(name for name, *_ in scored["wrong"]) or "none"
+            lines.append(f"- {LABELS[i]}: {scored['agree']} of {scored['solved']}; wrong: {wrong}")
+    text = "\n".join(lines)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "agreement.md").write_text(text + "\n", encoding="utf-8")
+    print(text)
+    return out / "agreement.md"
 
 
 @hydra.main(version_base="1.3", config_path=CONFIG_DIR, config_name="openings")

@@ -41,6 +41,7 @@ from trapy_rl.mcts.settings import SearchSettings
 
 __all__ = [
     "LABELS",
+    "MAP_SIMULATIONS",
     "SeedAgreement",
     "exact_swap_agreement",
     "maps_by_search",
@@ -48,21 +49,23 @@ __all__ = [
 ]
 
 LABELS = string.ascii_uppercase  # the nets' names in tables: A, B, C, ...
+MAP_SIMULATIONS = 800  # a first move, in the maps by search seeds are compared with
 
 
 def maps_by_search(
     checkpoints: Sequence[str | os.PathLike],
     *,
     side: int,
-    simulations: int = 800,
+    search: SearchSettings | None = None,
     cache_dir: str | os.PathLike | None = "default",
     progress: bool = False,
 ) -> np.ndarray:
     """[n, K] float64: each checkpoint's map by search (v of every first move), mirror-averaged.
 
-    ``simulations`` a first move, no noise (the published maps by search use 800).
+    ``search`` without noise, `MAP_SIMULATIONS` a first move by default (the published maps
+    by search).
     """
-    search = SearchSettings(num_simulations=simulations)
+    search = search or SearchSettings(num_simulations=MAP_SIMULATIONS)
     v = [
         estimate_openings(
             side=side, estimator="search", checkpoint=checkpoint, search=search,
