@@ -112,7 +112,7 @@ def test_compare_scores_seeds_against_each_other_and_the_truth(tmp_path, capsys)
 
 
 def test_compare_needs_two_nets_and_the_search():
-    with pytest.raises(ValueError, match="compare=.* takes two or more nets"):
+    with pytest.raises(ValueError, match=r"compare=.* takes two or more nets"):
         OpeningsConfig(compare=("a.pt",))
-    with pytest.raises(ValueError, match="compare=.* takes two or more nets"):
+    with pytest.raises(ValueError, match=r"compare=.* takes two or more nets"):
         OpeningsConfig(compare=("a.pt", "b.pt"), estimator="rollout")
