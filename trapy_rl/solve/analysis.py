@@ -39,8 +39,19 @@ import numba as nb
 import numpy as np
 
 from trapy_rl.solve.connections import NUM_REGIONS, virtual_win
+from trapy_rl.solve.hsearch import (
+    MAX_CELLS,
+    NONE,
+    VIRTUAL_WIN,
+    connection_wins,
+    hsearch,
+    new_vc_scratch,
+    winning_triples,
+)
 
 __all__ = [
+    "GREEDY",
+    "HSEARCH",
     "INFO_SIZE",
     "SCRATCH_ROWS",
     "SWAP_LEGAL",
@@ -69,6 +80,11 @@ SCRATCH_ROWS = 13
 # The [K] int64 scratch row: for each group, bit m set when one of its empty neighbours has
 # mask m for the group's colour.
 WIN, LOSS, OPEN = 1, -1, 0
+# Step 3's connections: greedy two-cell carriers, or H-search.
+GREEDY, HSEARCH = 0, 1
+HSEARCH_STEPS = 1 << 14
+"""The most connections one H-search combines (a time bound per position)."""
+_ALL_CELLS = np.uint64(0xFFFFFFFFFFFFFFFF)
 
 
 @nb.njit(cache=True)
@@ -80,6 +96,7 @@ def new_scratch(k):
         np.empty((2, k, k), dtype=np.int32),
         np.empty((2, k, NUM_REGIONS), dtype=np.int32),
         np.empty(k, dtype=np.int64),
+        new_vc_scratch(k),
     )
 
 
@@ -164,8 +181,9 @@ def _threats_after(stones, colour, masks, y, stamp, nbr, win, labels, marks, fou
 
 @nb.njit(cache=True)
 def analyse(
-    stones, mover, swap, nbr, reg, win, mir, wins_with, scratch, moves, forcing, info, deep
-):
+    stones, mover, swap, nbr, reg, win, mir, wins_with, scratch, moves, forcing, info, deep,
+    connections=GREEDY,
+):  # fmt: skip
     """Analyse a position without a winner (see the module docstring).
 
     Args:
@@ -182,6 +200,11 @@ def analyse(
         info: [INFO_SIZE] int64, filled: the proving move of a won position.
         deep: also look for virtual wins one move on (a move of the mover that makes one
             wins; the opponent's that would must be answered in their carrier).
+        connections: `GREEDY` (step 3 by `trapy_rl.solve.connections`) or `HSEARCH` (step 3
+            by `trapy_rl.solve.hsearch` on boards of at most 64 cells, after step 5: the
+            mover's semi win wins, the opponent's virtual win loses, and the mover's moves
+            are kept to the intersection of the opponent's semi wins' carriers; greedy on
+            larger boards).
 
     Returns:
         (status, count): status 1 won (the proving move in ``info``), -1 lost, else 0 with
@@ -189,7 +212,10 @@ def analyse(
     """
     k = stones.shape[0]
     opponent = 3 - mover
-    rows, vc_rows, bridges, edges, near = scratch
+    rows, vc_rows, bridges, edges, near, vcs = scratch
+    # H-search only without the swap: on an empty board whose second move may swap, the
+    # mover's semi win would be swapped away.
+    use_hsearch = connections == HSEARCH and k <= MAX_CELLS and swap == SWAP_NONE
     labels, gregs, gcols, marks = rows[LABELS], rows[GREGS], rows[GCOLS], rows[MARKS]
     own_masks, their_masks, must, force = rows[OWN], rows[THEIRS], rows[MUST], rows[FORCE]
     groups = label_groups(stones, nbr, reg, labels, gregs, gcols, rows[STACK])
@@ -265,19 +291,20 @@ def analyse(
     if threats >= 2:
         return LOSS, 0
     carrier = rows[CARRIER]
-    won, cell = virtual_win(
-        stones, mover, nbr, reg, win, labels, gregs, gcols, groups, vc_rows, bridges, edges,
-        carrier,
-    )  # fmt: skip
-    if won:
-        info[WIN_CELL] = cell
-        return WIN, 0
-    lost, _ = virtual_win(
-        stones, opponent, nbr, reg, win, labels, gregs, gcols, groups, vc_rows, bridges, edges,
-        carrier,
-    )  # fmt: skip
-    if lost:
-        return LOSS, 0
+    if not use_hsearch:
+        won, cell = virtual_win(
+            stones, mover, nbr, reg, win, labels, gregs, gcols, groups, vc_rows, bridges,
+            edges, carrier,
+        )  # fmt: skip
+        if won:
+            info[WIN_CELL] = cell
+            return WIN, 0
+        lost, _ = virtual_win(
+            stones, opponent, nbr, reg, win, labels, gregs, gcols, groups, vc_rows, bridges,
+            edges, carrier,
+        )  # fmt: skip
+        if lost:
+            return LOSS, 0
     if threats == 1:
         moves[0], forcing[0] = threat, 0
         return OPEN, 1
@@ -296,6 +323,20 @@ def analyse(
             info[WIN_CELL] = y
             return WIN, 0
         force[y] = 1 if n == 1 else 0
+    # H-search: the mover's semi win wins; the opponent's virtual win loses, its semi wins
+    # confine the mover to the intersection of their carriers (`trapy_rl.solve.hsearch`).
+    hmust = _ALL_CELLS
+    if use_hsearch:
+        triples = winning_triples(win)
+        hsearch(stones, mover, nbr, reg, labels, vcs, HSEARCH_STEPS)
+        status, cell, _ = connection_wins(stones, mover, triples, vcs, True)
+        if status != NONE:
+            info[WIN_CELL] = cell
+            return WIN, 0
+        hsearch(stones, opponent, nbr, reg, labels, vcs, HSEARCH_STEPS)
+        status, _, hmust = connection_wins(stones, opponent, triples, vcs, False)
+        if status == VIRTUAL_WIN:
+            return LOSS, 0
     # The opponent's moves that would make two threats: the cells that answer all of them.
     restricted = False
     for i in range(live):
@@ -343,6 +384,8 @@ def analyse(
     for i in range(live):
         x = moves[i]
         if restricted and must[x] == 0 and force[x] == 0:
+            continue
+        if use_hsearch and (hmust >> np.uint64(x)) & np.uint64(1) == 0:
             continue
         if symmetric and mir[x] < x:
             continue

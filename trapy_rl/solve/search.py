@@ -93,7 +93,7 @@ def _pop(stones, depth, movers, played, undo):
 
 
 @nb.njit(cache=True)
-def _dfpn(stones, mover, swap, eps, deep, tables, bias, table, work, stats):
+def _dfpn(stones, mover, swap, eps, deep, connections, tables, bias, table, work, stats):
     """df-pn from the root until its numbers pass infinite thresholds or the budget is spent."""
     nbr, reg, win, mir, zob, wins_with = tables
     scratch, moves, forcing, infos, keys = work
@@ -122,7 +122,7 @@ def _dfpn(stones, mover, swap, eps, deep, tables, bias, table, work, stats):
             starts[depth] = stats[NODES]
             status, count = analyse(
                 stones, node_mover, node_swap, nbr, reg, win, mir, wins_with,
-                scratch, moves[depth], forcing[depth], infos[depth], deep,
+                scratch, moves[depth], forcing[depth], infos[depth], deep, connections,
             )  # fmt: skip
             if status != 0 or count == 0:
                 if status == 1:
@@ -186,7 +186,7 @@ def _dfpn(stones, mover, swap, eps, deep, tables, bias, table, work, stats):
 
 
 @nb.njit(cache=True)
-def _alphabeta(stones, mover, swap, deep, tables, bias, history, table, work, stats):
+def _alphabeta(stones, mover, swap, deep, connections, tables, bias, history, table, work, stats):
     """Win/loss alpha-beta from the root: 1 win, 0 loss, -1 budget spent (or error)."""
     mir, zob = tables[3], tables[4]
     moves, keys = work[1], work[4]
@@ -206,8 +206,8 @@ def _alphabeta(stones, mover, swap, deep, tables, bias, history, table, work, st
         node_mover, node_swap = movers[depth], swaps[depth]
         if value == -2:
             value, count = _enter(
-                stones, node_mover, node_swap, depth, deep, tables, bias, history, table, work,
-                stats,
+                stones, node_mover, node_swap, depth, deep, connections, tables, bias, history,
+                table, work, stats,
             )  # fmt: skip
             if value == -2:
                 starts[depth] = stats[NODES]
@@ -246,7 +246,9 @@ def _alphabeta(stones, mover, swap, deep, tables, bias, history, table, work, st
 
 
 @nb.njit(cache=True)
-def _enter(stones, mover, swap, depth, deep, tables, bias, history, table, work, stats):
+def _enter(
+    stones, mover, swap, depth, deep, connections, tables, bias, history, table, work, stats
+):
     """Enter an alpha-beta frame: (its value, 0) with the value 1, 0 or -1 (budget spent),
     or (-2, the number of its moves), ordered in ``moves[depth]``."""
     nbr, reg, win, mir, zob, wins_with = tables
@@ -263,7 +265,7 @@ def _enter(stones, mover, swap, depth, deep, tables, bias, history, table, work,
         return -1, 0
     status, count = analyse(
         stones, mover, swap, nbr, reg, win, mir, wins_with,
-        scratch, moves[depth], forcing[depth], infos[depth], deep,
+        scratch, moves[depth], forcing[depth], infos[depth], deep, connections,
     )  # fmt: skip
     if status == 1:
         cell = infos[depth, WIN_CELL]
@@ -297,12 +299,15 @@ def _score(action, flag, depth, bias, history):
 
 
 @nb.njit(cache=True)
-def solve_root(stones, mover, swap, method, eps, deep, tables, bias, history, table, stats):
+def solve_root(
+    stones, mover, swap, method, eps, deep, connections, tables, bias, history, table, stats
+):
     """Search a position without a winner until it is proven or the node budget is spent.
 
     Args:
         stones: [K] int8 (restored before returning); mover 1 or 2; swap `SWAP_NONE`,
-            `SWAP_LEGAL` or `SWAP_RULE`; method `DFPN` or `ALPHABETA`; eps df-pn's 1 + eps.
+            `SWAP_LEGAL` or `SWAP_RULE`; method `DFPN` or `ALPHABETA`; eps df-pn's 1 + eps;
+            deep and connections: `trapy_rl.solve.analysis.analyse`'s.
         tables: the board's (neighbours [K, 6] int32 with -1 last, region masks [K] int32,
             win table [32] bool, mirrored actions [A] int32) and the Zobrist codes [4, K]
             uint64 (see `trapy_rl.solve.table.position_keys`).
@@ -333,7 +338,9 @@ def solve_root(stones, mover, swap, method, eps, deep, tables, bias, history, ta
     stats[ERROR] = 0
     if method == ALPHABETA:
         # The value itself: the root's entry could be replaced before a probe.
-        return _alphabeta(stones, mover, swap, deep, tables, bias, history, table, work, stats)
+        return _alphabeta(
+            stones, mover, swap, deep, connections, tables, bias, history, table, work, stats
+        )
     while True:
         pn, dn, _ = probe(table, work[4][0], zob, swap)
         if pn == 0:
@@ -342,4 +349,4 @@ def solve_root(stones, mover, swap, method, eps, deep, tables, bias, history, ta
             return 0
         if stats[ABORTED] != 0 or stats[ERROR] != 0 or stats[NODES] >= stats[BUDGET]:
             return -1
-        _dfpn(stones, mover, swap, eps, deep, tables, bias, table, work, stats)
+        _dfpn(stones, mover, swap, eps, deep, connections, tables, bias, table, work, stats)

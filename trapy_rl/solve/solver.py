@@ -35,10 +35,11 @@ import numpy as np
 from trapy_rl.game.board import Board
 from trapy_rl.game.state import BLUE, EMPTY, YELLOW, GameState, find_winner
 from trapy_rl.solve import search
-from trapy_rl.solve.analysis import SWAP_LEGAL, SWAP_NONE, SWAP_RULE
+from trapy_rl.solve.analysis import GREEDY, HSEARCH, SWAP_LEGAL, SWAP_NONE, SWAP_RULE
 from trapy_rl.solve.table import lookup
 
 __all__ = [
+    "CONNECTIONS",
     "METHODS",
     "Policy",
     "Solution",
@@ -49,6 +50,8 @@ __all__ = [
 ]
 
 METHODS = ("dfpn", "alphabeta")
+CONNECTIONS = {"hsearch": HSEARCH, "greedy": GREEDY}
+"""The virtual connections a search may use (`Solver`'s ``connections``)."""
 CHUNK_NODES = 1 << 18
 """df-pn's slice between two checks for Ctrl-C (about a second of search)."""
 
@@ -95,6 +98,11 @@ class Solver:
         deep: also look for virtual wins one move ahead (`trapy_rl.solve.analysis`, step 7):
             slower per position, 3.5 times fewer positions on side 4 and 14 times fewer on
             side 5's a1 (5 times less time).
+        connections: ``"hsearch"`` (`trapy_rl.solve.hsearch`: H-search's virtual
+            connections, virtual and semi wins, and the must-play region they prove, on
+            boards of at most 64 cells, sides 2 to 6; larger boards use the greedy ones) or
+            ``"greedy"`` (`trapy_rl.solve.connections`: two-cell carriers taken greedily, the
+            solver that made the shipped tables).
     """
 
     def __init__(
@@ -106,9 +114,14 @@ class Solver:
         eps: float = 0.25,
         policy: Policy | None = None,
         deep: bool = True,
+        connections: str = "hsearch",
     ) -> None:
         if method not in METHODS:
             raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
+        if connections not in CONNECTIONS:
+            raise ValueError(
+                f"connections must be one of {', '.join(CONNECTIONS)}, got {connections!r}"
+            )
         if isinstance(table_bits, bool) or not isinstance(table_bits, int):
             raise ValueError(f"table_bits must be an integer from 4 to 30, got {table_bits!r}")
         if not 4 <= table_bits <= 30:
@@ -120,6 +133,7 @@ class Solver:
         self.eps = float(eps)
         self.policy = policy
         self.deep = bool(deep)
+        self.connections = connections
         self.table_bits = table_bits
         self._tables = board_tables(board)
         size = 1 << table_bits
@@ -221,7 +235,8 @@ class Solver:
             stats[1] = stats[0] + CHUNK_NODES if chunked else budget
             value = search.solve_root(
                 stones8, to_move, swap, method, self.eps, self.deep,
-                self._tables, bias, self._history, self._table, stats,
+                CONNECTIONS[self.connections], self._tables, bias, self._history, self._table,
+                stats,
             )  # fmt: skip
             if value >= 0 or stats[3] or not chunked:
                 break
@@ -303,10 +318,11 @@ def _load_compiled() -> None:
     stats = np.array([0, 1 << 20, 0, 0], dtype=np.int64)
     bias = np.ones(board.num_actions, dtype=np.int64)
     for method in (search.DFPN, search.ALPHABETA):
-        search.solve_root(
-            np.zeros(board.num_cells, np.int8), BLUE, SWAP_NONE, method, 0.25, True,
-            board_tables(board), bias, bias.copy(), table, stats,
-        )  # fmt: skip
+        for connections in CONNECTIONS.values():
+            search.solve_root(
+                np.zeros(board.num_cells, np.int8), BLUE, SWAP_NONE, method, 0.25, True,
+                connections, board_tables(board), bias, bias.copy(), table, stats,
+            )  # fmt: skip
 
 
 @functools.cache
