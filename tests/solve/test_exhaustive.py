@@ -23,6 +23,8 @@ SOLVERS = {
     "dfpn": dict(method="dfpn"),
     "alphabeta": dict(method="alphabeta"),
     "dfpn-shallow": dict(method="dfpn", deep=False),
+    "dfpn-greedy": dict(method="dfpn", connections="greedy"),
+    "alphabeta-greedy": dict(method="alphabeta", connections="greedy"),
 }
 
 

@@ -168,6 +168,7 @@ def new_table(solver: Solver, *, machine: str = "") -> dict:
             "method": solver.method,
             "eps": solver.eps,
             "deep": solver.deep,
+            "connections": solver.connections,
             "table_bits": solver.table_bits,
         },
         "machine": machine,
