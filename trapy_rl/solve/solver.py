@@ -6,8 +6,9 @@ comes with a move that keeps it won (the swap included, where it is legal: only 
 move of the game), and every answer with its proof size, the positions the search expanded.
 
 The search is compiled with numba (`trapy_rl.solve.search`: df-pn by default, alpha-beta on
-request, on the position analysis of `trapy_rl.solve.analysis` and `trapy_rl.solve.connections`
-and the table of `trapy_rl.solve.table`) and keeps its transposition table between calls, so
+request, on the position analysis of `trapy_rl.solve.analysis`, the virtual connections of
+`trapy_rl.solve.hsearch` (or, on request and above 64 cells, `trapy_rl.solve.connections`) and
+the table of `trapy_rl.solve.table`) and keeps its transposition table between calls, so
 positions solved before, and their mirror images, cost nothing again.
 `trapy_rl.solve.reference` is its slow plain-Python twin.
 
