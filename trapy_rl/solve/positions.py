@@ -153,7 +153,12 @@ def make_test_set(
         f"--empty {empty} --seed {seed}",
         "drawn": "uniformly random play from the empty board (swap with probability 1/2 where "
         f"legal) to {empty} empty cells; finished games and repeats drawn again",
-        "solver": {"method": solver.method, "eps": solver.eps, "deep": solver.deep},
+        "solver": {
+            "method": solver.method,
+            "eps": solver.eps,
+            "deep": solver.deep,
+            "connections": solver.connections,
+        },
         "cpu_seconds": round(time.process_time() - cpu, 1),
         "machine": f"{platform.machine()}, CPython {platform.python_version()}",
         "date": datetime.date.today().isoformat(),
