@@ -70,7 +70,7 @@ def main(out: str = "docs/web-board.png") -> None:
         )
         page.click(f"#cell-{move}")
         page.wait_for_selector(f"circle.stone[data-name='{move}']")
-        page.click("#variations button >> nth=0")  # back to the main line, at its move
+        page.click("#variations button.move >> nth=0")  # back to the main line, at its move
         page.wait_for_selector(f"circle.stone[data-name='{MOVES[after]}']")
         page.keyboard.press("End")
         page.wait_for_function(

@@ -154,7 +154,7 @@ def test_a_game_against_random_by_clicks_with_swap_and_undo_ends_with_the_winner
     assert ("blue wins" in status or "yellow wins" in status) and "#status.over"
     assert page.locator("polygon.win-edge").count() >= 2
     assert "disabled" not in page.get_attribute("#download", "class")
-    assert page.text_content("#error") == ""
+    assert page.text_content("#error-text") == ""
 
 
 def test_an_analysis_shows_value_policy_and_a_search(page, tmp_path):
@@ -184,7 +184,7 @@ def test_an_analysis_shows_value_policy_and_a_search(page, tmp_path):
     )
     assert stones(page) == 2
     page.screenshot(path=str(tmp_path / "page.png"))
-    assert page.text_content("#error") == ""
+    assert page.text_content("#error-text") == ""
 
 
 def test_a_gtp_log_replays_and_an_opening_map_shows_on_the_board(page, tmp_path):
@@ -214,7 +214,7 @@ def test_a_gtp_log_replays_and_an_opening_map_shows_on_the_board(page, tmp_path)
     fairest = opening_table(v, board).sort_values("rank")["name"].iloc[0]
     assert page.locator("#openings-table tr").nth(1).locator("td").nth(1).text_content() == fairest
     assert page.locator("#board text", has_text="#1").count() == 1  # the fairest, marked
-    assert page.text_content("#error") == ""
+    assert page.text_content("#error-text") == ""
 
 
 def test_a_side_10_game_against_the_shipped_net_survives_a_reload_and_is_analysed(page):
@@ -250,7 +250,7 @@ def test_a_side_10_game_against_the_shipped_net_survives_a_reload_and_is_analyse
     )
     labels = page.locator("#board text:not(.coord)").all_text_contents()
     assert labels and "0" not in labels  # the policy in percent, only where it is not ~0
-    assert page.text_content("#error") == ""
+    assert page.text_content("#error-text") == ""
 
 
 def test_new_game_while_the_agent_thinks_keeps_the_new_game(page):
@@ -272,7 +272,7 @@ def test_new_game_while_the_agent_thinks_keeps_the_new_game(page):
     assert stones(page) == 0 and page.url == new_url
     page.click("#cell-a1")  # the new game is the one played
     page.wait_for_selector("circle.stone[data-name='a1']")
-    assert page.text_content("#error") == ""
+    assert page.text_content("#error-text") == ""
 
 
 def play_against_random(page, moves: list[str]) -> None:
@@ -326,7 +326,7 @@ def test_a_restart_of_the_server_mid_game_resumes_the_game(browser, tmp_path):
         page.wait_for_function(
             f"() => document.querySelectorAll('circle.stone').length > {len(shown)}"
         )
-        assert page.text_content("#error") == ""
+        assert page.text_content("#error-text") == ""
     page.close()
 
 
@@ -345,7 +345,7 @@ def test_a_move_at_an_earlier_position_starts_a_variation_navigable_by_keys(page
     page.click("#cell-a1")
     page.wait_for_selector("circle.stone[data-name='a1']")
     assert page.locator("#variations li").count() == 1
-    assert page.locator("#variations button").all_text_contents() == ["b2", "a1"]
+    assert page.locator("#variations button.move").all_text_contents() == ["b2", "a1"]
     page.keyboard.press("ArrowUp")  # the other variation of this move
     page.wait_for_selector("circle.stone[data-name='b2']")
     assert page.locator("circle.stone[data-name='a1']").count() == 0
@@ -354,9 +354,9 @@ def test_a_move_at_an_earlier_position_starts_a_variation_navigable_by_keys(page
     page.keyboard.press("ArrowDown")  # c2 has no sibling: nothing happens
     page.keyboard.press("Home")
     page.wait_for_function("() => document.querySelectorAll('circle.stone').length === 0")
-    page.click("#variations button >> text=a1")
+    page.click("#variations button.move >> text=a1")
     page.wait_for_selector("circle.stone[data-name='a1']")
-    assert page.text_content("#error") == ""
+    assert page.text_content("#error-text") == ""
 
 
 def test_live_analysis_follows_the_position_until_stopped(page):
@@ -384,7 +384,7 @@ def test_live_analysis_follows_the_position_until_stopped(page):
         f"async () => (await (await fetch('/api/games/{game}/search')).json()).status"
     )
     assert status == "cancelled"
-    assert page.text_content("#error") == ""
+    assert page.text_content("#error-text") == ""
 
 
 def test_live_analysis_comes_back_after_a_restart_of_the_server(browser, tmp_path):
@@ -417,7 +417,7 @@ def watched_again(page, search: str) -> None:
     page.wait_for_function("() => page.events && page.events.readyState === 1")  # watched
     page.wait_for_function("() => document.getElementById('pv').textContent.includes('live, ')")
     assert page.get_attribute("#live", "aria-pressed") == "true"
-    assert page.text_content("#error") == ""
+    assert page.text_content("#error-text") == ""
 
 
 def searching(url: str) -> bool:
@@ -458,6 +458,6 @@ def test_an_sgf_with_a_variation_is_saved_and_opened_again(page, tmp_path):
     old = page.url
     page.click("#replay")
     page.wait_for_function(f"() => location.href !== {json.dumps(old)}")
-    page.wait_for_function("() => document.querySelectorAll('#variations button').length === 2")
-    assert page.locator("#variations button").all_text_contents() == ["swap", "a1"]
-    assert page.text_content("#error") == ""
+    page.wait_for_function("() => document.querySelectorAll('#variations button.move').length === 2")
+    assert page.locator("#variations button.move").all_text_contents() == ["swap", "a1"]
+    assert page.text_content("#error-text") == ""

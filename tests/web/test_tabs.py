@@ -46,7 +46,7 @@ def test_a_move_from_a_stale_position_is_refused_and_the_game_is_unchanged(clien
     ):
         answer = client.post(f"/api/games/{gid}{path}", json={**body, "version": seen})
         assert answer.status_code == 409, (path, answer.text)
-        assert "changed" in answer.json()["error"]
+        assert "changed" in answer.json()["error"] and answer.json()["stale"] is True
     assert client.delete(f"/api/games/{gid}?version={seen}").status_code == 409
     assert client.get(f"/api/games/{gid}").json() == before
 

@@ -84,6 +84,7 @@ from trapy_rl.web.sessions import (
     BusyError,
     GameSession,
     SessionStore,
+    StaleError,
     UnknownGameError,
 )
 from trapy_rl.web.sgf import sgf_from_tree
@@ -544,6 +545,11 @@ async def _busy(request: Request, error: Exception) -> Response:
     return _json_error(409, one_line(error))
 
 
+async def _stale(request: Request, error: Exception) -> Response:
+    """409 with ``stale``: the page reloads the game rather than waiting."""
+    return JSONResponse({"error": one_line(error), "stale": True}, status_code=409)
+
+
 async def _unknown_game(request: Request, error: Exception) -> Response:
     return _json_error(404, "no such game (it was deleted?): start a new game")
 
@@ -573,6 +579,7 @@ def error_handlers() -> dict[Any, Callable[[Request, Exception], Awaitable[Respo
     return {
         ApiError: _api_error,
         BusyError: _busy,
+        StaleError: _stale,
         AgentFailedError: _agent_failed,
         UnknownGameError: _unknown_game,
         ValueError: _bad_input,

@@ -61,7 +61,7 @@ def create_app(
     allowed_hosts: list[str] | None = None,
     store: SessionStore | None = None,
     db: str | Path = MEMORY,
-    prepare: list[str] | None = None,
+    prepare: list[str] | Readiness | None = None,
 ) -> Starlette:
     """The web board's ASGI app.
 
@@ -73,13 +73,13 @@ def create_app(
             page of another site cannot reach this server through its own domain name.
         store: the games (default: a new `SessionStore` on ``db``).
         db: the games' database file, or ``:memory:`` (default).
-        prepare: the specs whose nets are prepared when the server starts (`Readiness`):
-            until then the requests that need a net wait, and ``GET /api/ready`` says how far
-            it is (default: none, ready at once).
+        prepare: the specs whose nets are prepared when the server starts (or their
+            `Readiness`): until then the requests that need a net wait, and ``GET /api/ready``
+            says how far it is (default: none, ready at once).
     """
     Board(side)  # a bad side fails now, not in the page
     store = store if store is not None else SessionStore(db)
-    readiness = Readiness(prepare or [], side)
+    readiness = prepare if isinstance(prepare, Readiness) else Readiness(prepare or [], side)
     defaults = json.dumps({"side": side, "agent": agent, "evaluator": evaluator})
     page = (STATIC / "index.html").read_text(encoding="utf-8")
     page = page.replace("{{DEFAULTS}}", defaults.replace("<", "\\u003c"))
