@@ -36,6 +36,11 @@ async function api(method, path, body) {
   }
   const data = await answer.json().catch(() => null);
   if (!answer.ok) {
+    if (answer.status >= 500 && !(data && data.error)) {  // not this server's words: it broke off
+      const error = new Error(`the server broke off the answer (${answer.status}; stopped or restarting?)`);
+      error.offline = true;
+      throw error;
+    }
     const words = data && data.error ? data.error : `the server answered ${answer.status} ${answer.statusText}`.trim();
     const error = new Error(words);
     error.status = answer.status;
@@ -233,10 +238,10 @@ async function catchUp() {
 }
 
 async function gameDeleted() {
-  showError(new Error("this game was deleted (here or in another tab or window)"));
   const listed = await api("GET", "/api/games?limit=1").catch(() => null);
   if (listed && listed.games.length) await guarded(() => openGame(listed.games[0].id));
   else await guarded(() => newGame(gameSettings()));
+  if (!$("error-text").textContent) showError(new Error("the game shown before was deleted (here or in another tab or window): this is the most recent other game"));
 }
 
 async function deleteGame() {
