@@ -48,6 +48,7 @@ class Readiness:
         self._done = 0
         self._step: str | None = None
         self._started = time.monotonic()
+        self._ended: float | None = None
         self._finished = threading.Event()
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
@@ -76,6 +77,7 @@ class Readiness:
                 self._done += 1
         with self._lock:
             self._step = None
+            self._ended = time.monotonic()
         self._finished.set()
 
     @property
@@ -84,14 +86,15 @@ class Readiness:
 
     def payload(self) -> dict[str, Any]:
         """``ready``, ``done`` and ``total`` (specs prepared, of all), ``step`` (the spec being
-        prepared, or null) and ``seconds`` (since the preparation began)."""
+        prepared, or null) and ``seconds`` (the preparation's, so far or in all)."""
         with self._lock:
+            end = self._ended if self._ended is not None else time.monotonic()
             return {
                 "ready": self._finished.is_set(),
                 "done": len(self.specs) if self._finished.is_set() else self._done,
                 "total": len(self.specs),
                 "step": self._step,
-                "seconds": round(time.monotonic() - self._started, 1),
+                "seconds": round(end - self._started, 1),
             }
 
     def wait_blocking(self, timeout: float | None = None) -> bool:
