@@ -534,7 +534,7 @@ def test_a_failed_opponent_move_leaves_the_page_usable_and_is_asked_again(
     assert page.is_enabled("#undo") and page.is_enabled("#prev")
     with serving(port, side=4, agent="sleepy", db=db):  # back: the move is asked again
         page.wait_for_function(
-            "() => document.querySelectorAll('circle.stone').length === 2"
+            "() => document.querySelectorAll('#move-list li').length === 2"  # (a swap or a stone)
             " && document.getElementById('status').textContent.includes('(you)')",
             timeout=30_000,
         )

@@ -295,14 +295,14 @@ async function agentReply(token) {
         await sleep(500);  // still thinking on an earlier request (a reload, another tab)
       } else if (error.offline) {
         showError(new Error(`${error.message}: the opponent's move is asked again when it is back`), () => guarded(() => agentReply(token)));
-        await waitForServer();
+        game = await readGameWhenBack();
         if (token !== page.token) return;
         showError(null);
       } else if (!error.stale) {
         showError(new Error(`the opponent did not move: ${error.message}`), () => guarded(() => agentReply(token)));
         return;
       }
-      game = await api("GET", gamePath());
+      if (!game) game = await api("GET", gamePath());
     } finally {
       if (token === page.token) page.busy = false;
     }
@@ -310,6 +310,20 @@ async function agentReply(token) {
     await setGame(game);
   }
   render();
+}
+
+// The game shown, read again once the server is back and ready (a server on its way down may
+// still answer one request: then wait again).
+async function readGameWhenBack() {
+  for (;;) {
+    await waitForServer();
+    try {
+      return await api("GET", gamePath());
+    } catch (error) {
+      if (!error.offline) throw error;
+      await sleep(500);
+    }
+  }
 }
 
 function gameSettings() {
