@@ -1,11 +1,13 @@
 """The web board's pictures in docs/: a side-10 position under live analysis by the shipped net
 (visits and win rates on the cells, the line as numbered stones, the value bar and plot, a
-variation), the same position's value and policy by the net alone, and an opening map from
-``trapy-openings`` on the side-10 board.
+variation), the same position's value and policy by the net alone, an opening map from
+``trapy-openings`` on the side-10 board, and the position searched in a 390 px wide window
+(a phone held upright), move numbers on.
 
     python scripts/web_screenshot.py [docs/web-board.png]
     python scripts/web_screenshot.py --policy [docs/web-board-policy.png]
     python scripts/web_screenshot.py --openings TABLE.csv [docs/web-board-openings.png]
+    python scripts/web_screenshot.py --narrow [docs/web-board-narrow.png]
 
 Starts `trapy-web`'s app on a free loopback port and drives it with headless Chromium. The
 opening map in docs/ is docs/openings-seed_0.csv, the shipped net's map from its own games.
@@ -30,7 +32,9 @@ VARIATION = (6, "j4")  # after the sixth move, another seventh
 
 
 @contextlib.contextmanager
-def board_page(side: int, height: int, evaluator: str = "uct,num_rollouts=8") -> Iterator[Page]:
+def board_page(
+    side: int, height: int, evaluator: str = "uct,num_rollouts=8", width: int = 1250
+) -> Iterator[Page]:
     """The page of a board of ``side`` served on a free loopback port, in headless Chromium."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -44,7 +48,7 @@ def board_page(side: int, height: int, evaluator: str = "uct,num_rollouts=8") ->
     try:
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=chromium, headless=True)
-            page = browser.new_page(viewport={"width": 1250, "height": height})
+            page = browser.new_page(viewport={"width": width, "height": height})
             page.goto(f"http://127.0.0.1:{port}/")
             page.wait_for_selector("#cell-a1")
             yield page
@@ -70,7 +74,7 @@ def main(out: str = "docs/web-board.png") -> None:
         )
         page.click(f"#cell-{move}")
         page.wait_for_selector(f"circle.stone[data-name='{move}']")
-        page.click("#variations button >> nth=0")  # back to the main line, at its move
+        page.click("#variations button.move >> nth=0")  # back to the main line, at its move
         page.wait_for_selector(f"circle.stone[data-name='{MOVES[after]}']")
         page.keyboard.press("End")
         page.wait_for_function(
@@ -111,8 +115,27 @@ def openings(table: str, out: str = "docs/web-board-openings.png") -> None:
     print(f"wrote {out}")
 
 
+def narrow(out: str = "docs/web-board-narrow.png") -> None:
+    """The position of `main` searched (400 simulations) in a 390 px wide window."""
+    with board_page(10, 844, evaluator="mcts:pretrained:400", width=390) as page:
+        play(page, MOVES)
+        page.check("#numbers")
+        page.click("#search")
+        page.wait_for_function(
+            "() => document.getElementById('pv').textContent.includes('search done')",
+            timeout=120_000,
+        )
+        width = page.evaluate("() => document.documentElement.scrollWidth")
+        if width > 390:
+            raise SystemExit(f"the page is {width} px wide in a 390 px window")
+        page.screenshot(path=out, full_page=True)
+    print(f"wrote {out}")
+
+
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["--openings"]:
+    if sys.argv[1:2] == ["--narrow"]:
+        narrow(*sys.argv[2:])
+    elif sys.argv[1:2] == ["--openings"]:
         openings(*sys.argv[2:])
     elif sys.argv[1:2] == ["--policy"]:
         policy(*sys.argv[2:])

@@ -14,7 +14,8 @@ from trapy_rl.agents import kinds as agent_kinds
 from trapy_rl.agents import register_agent_kind
 from trapy_rl.agents.random import RandomAgent
 from trapy_rl.game.board import Board
-from trapy_rl.web.opponents import default_specs, warm_up
+from trapy_rl.web.opponents import default_specs
+from trapy_rl.web.readiness import Readiness
 from trapy_rl.web.server import create_app, main
 from trapy_rl.web.sgf import sgf_from_tree, trees_from_sgf
 from trapy_rl.web.storage import default_database_path
@@ -73,7 +74,13 @@ def test_no_game_is_evicted_and_finished_ones_stay_downloadable(client):
         post(client, "/api/games", {"side": 4}, 201)
     record = json.loads(client.get(f"/api/games/{first}/record").text)
     assert record["winner"] == 1 and record["resigned"] and len(record["moves"]) == 7
-    assert len(client.get("/api/games").json()["games"]) == 71
+    listed = client.get("/api/games").json()
+    assert listed["total"] == 71 and len(listed["games"]) == 50  # the first page
+    ids = []
+    for offset in range(0, 90, 30):  # every game listed, once, in pages
+        page = client.get(f"/api/games?offset={offset}&limit=30").json()
+        ids += [g["id"] for g in page["games"]]
+    assert len(ids) == len(set(ids)) == 71 and ids[-1] == first
 
 
 def test_moves_at_an_earlier_position_make_variations_and_undo_keeps_them(client):
@@ -265,7 +272,15 @@ def test_bad_options_of_trapy_web_are_one_line(capsys, argv, words):
     assert line.startswith("trapy-web: error:") and words in line
 
 
-def test_the_warm_up_reads_the_nets_in_the_background_and_skips_a_bad_spec():
-    thread = warm_up(["mcts:pretrained:8", "nonsense:1"], 10)
-    thread.join(120)
-    assert not thread.is_alive()
+def test_the_preparation_reads_the_nets_in_the_background_and_skips_a_bad_spec():
+    readiness = Readiness(["mcts:pretrained:8", "nonsense:1", ""], 10)
+    assert readiness.payload() | {"seconds": 0} == {
+        "ready": False,
+        "done": 0,
+        "total": 2,
+        "step": None,
+        "seconds": 0,
+    }
+    readiness.start()
+    assert readiness.wait_blocking(120)
+    assert readiness.payload()["ready"] and readiness.payload()["done"] == 2

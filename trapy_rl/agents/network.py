@@ -26,6 +26,7 @@ Shapes: B games in the batch, n games to move, A actions.
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -53,6 +54,7 @@ __all__ = [
 NETWORK_KINDS = ("net", "mcts", "onnx")
 _LOADED_LIMIT = 8
 _LOADED: dict[tuple, tuple] = {}  # least recently used first
+_LOADED_LOCK = threading.Lock()  # threads asking for one file at once share one read of it
 
 
 class NetworkPolicyAgent:
@@ -166,7 +168,8 @@ def load_evaluator(
     ``onnxruntime`` as in `NetEvaluator` ("auto": ONNX Runtime wherever it can run, the fastest
     for the small batches of a search). The last few evaluators are kept and shared (keyed by
     the file, its size and modification time, the device, bf16 and onnxruntime), so a
-    tournament does not read a checkpoint for every match.
+    tournament does not read a checkpoint for every match; threads asking at once share one
+    read.
     Agents only run the net in inference mode; do not train a net obtained here.
 
     Returns:
@@ -185,14 +188,15 @@ def load_evaluator(
     file = find_checkpoint(path)
     stat = file.stat()
     key = (str(file.resolve()), stat.st_size, stat.st_mtime_ns, str(resolved), bf16, onnxruntime)
-    loaded = _LOADED.pop(key, None)
-    if loaded is None:
-        net, info = load_network(file, device=resolved)
-        evaluator = NetEvaluator(net, device=resolved, bf16=bf16, onnxruntime=onnxruntime)
-        loaded = (evaluator, info)
-    _LOADED[key] = loaded  # the most recently used last
-    while len(_LOADED) > _LOADED_LIMIT:
-        _LOADED.pop(next(iter(_LOADED)))
+    with _LOADED_LOCK:
+        loaded = _LOADED.pop(key, None)
+        if loaded is None:
+            net, info = load_network(file, device=resolved)
+            evaluator = NetEvaluator(net, device=resolved, bf16=bf16, onnxruntime=onnxruntime)
+            loaded = (evaluator, info)
+        _LOADED[key] = loaded  # the most recently used last
+        while len(_LOADED) > _LOADED_LIMIT:
+            _LOADED.pop(next(iter(_LOADED)))
     evaluator, info = loaded
     if info["side"] != board.side:
         raise CheckpointError(

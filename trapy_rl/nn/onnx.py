@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import sys
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -28,9 +29,12 @@ from trapy_rl.game.batch import BatchGame
 from trapy_rl.game.planes import encode_planes
 from trapy_rl.nn.digest import file_sha256
 
-__all__ = ["OPSET", "OnnxEvaluator", "clip_values", "export_onnx", "main"]
+__all__ = ["EXPORT_LOCK", "OPSET", "OnnxEvaluator", "clip_values", "export_onnx", "main"]
 
 OPSET = 17
+EXPORT_LOCK = threading.Lock()
+"""Held by every ONNX export of this package: torch's exporter keeps process-wide state, and a
+second export started while one runs fails (``GLOBALS.in_onnx_export must be False``)."""
 
 
 def _runtime():
@@ -76,7 +80,7 @@ def export_onnx(checkpoint: str | Path, out: str | Path) -> Path:
     planes = torch.zeros(2, net.config.in_planes, side, 2 * side - 1)
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    with torch.no_grad():
+    with EXPORT_LOCK, torch.no_grad():
         torch.onnx.export(
             net,
             (planes,),

@@ -10,11 +10,18 @@ of the graph: fed as inputs instead, most of that is lost. So `OrtNet` exports t
 and opens a new session: milliseconds, against the tenth of a second a new export costs.
 
 The net is read, never written, as by `FoldedNet`. Needs the ``[onnx]`` extra.
+
+Threads: torch's exporter keeps process-wide state (an export running in one thread makes any
+other thread's export fail), so exports take one lock (`trapy_rl.nn.onnx.EXPORT_LOCK`), and an
+`OrtNet` shared by threads (the web board's games share a loaded net) prepares each side's
+session once, under its own lock: a second caller waits for the session being prepared instead
+of starting another export. Running a prepared session needs no lock.
 """
 
 from __future__ import annotations
 
 import io
+import threading
 import warnings
 
 import numpy as np
@@ -23,7 +30,7 @@ import torch
 from trapy_rl.errors import MissingExtraError
 from trapy_rl.nn.folded import FoldedNet, folded_forward
 from trapy_rl.nn.network import PolicyValueNet
-from trapy_rl.nn.onnx import OPSET, clip_values
+from trapy_rl.nn.onnx import EXPORT_LOCK, OPSET, clip_values
 
 __all__ = ["OrtNet"]
 
@@ -77,6 +84,7 @@ class OrtNet:
         # Per side: the exported graph, its names, and the session with the weights of a key.
         self._models: dict[int, tuple[object, dict[str, str]]] = {}
         self._sessions: dict[int, tuple[tuple, object]] = {}
+        self._lock = threading.Lock()  # one preparation of a session at a time
 
     def __call__(self, planes: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """planes [n, C, H, W] float32 on the CPU -> logits [n, A] (no legal mask), values [n]."""
@@ -97,6 +105,15 @@ class OrtNet:
         held = self._sessions.get(side)
         if held is not None and held[0] == key:
             return held[1]
+        with self._lock:  # another thread may have prepared it meanwhile
+            key = self.folded.version_key()
+            held = self._sessions.get(side)
+            if held is not None and held[0] == key:
+                return held[1]
+            return self._open_session(side, key)
+
+    def _open_session(self, side: int, key: tuple):
+        """A new session of the side's graph with the current weights (the lock held)."""
         weights = self.folded.weights()
         model, names = self._model(side, weights)
         initializers = {init.name: init for init in model.graph.initializer}
@@ -115,7 +132,7 @@ class OrtNet:
             graph = _Graph(weights, self.net.cell_index(side, torch.device("cpu")))
             planes = torch.zeros(2, self.net.config.in_planes, side, 2 * side - 1)
             buffer = io.BytesIO()
-            with torch.no_grad(), warnings.catch_warnings():
+            with EXPORT_LOCK, torch.no_grad(), warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # the exporter's notes on tracing
                 torch.onnx.export(
                     graph,

@@ -4,24 +4,42 @@ Every request body is a JSON object sent as ``application/json`` (which a page o
 origin cannot send without a preflight that this server never grants) with only the fields
 the route knows. A bad request gets a 4xx status and ``{"error": "<one line>"}``, never a
 traceback: 400 bad input or illegal move, 404 unknown game or route, 405 wrong method, 409 the
-game is busy or it is not the page's turn, 413 a body over `MAX_BODY_BYTES`, 415 not JSON. An
-agent that fails instead of moving gets 502 and one line; the game is as it was.
+game is busy, it is not the page's turn, or the change names a version of the game that is no
+longer current, 413 a body over `MAX_BODY_BYTES`, 415 not JSON. An agent that fails instead of
+moving gets 502 and one line; the game is as it was.
+
+Every change may name ``version``, the game's version it was made from (each change adds one;
+the page always names it): when another tab or window changed the game meanwhile, the change is
+refused with 409 and the game is unchanged. The requests that need a net (a game against an
+agent, the agent's move, evaluations and searches) wait while the server prepares its nets
+(`trapy_rl.web.readiness`), so none finds a net half made.
 
 Routes (``{id}`` a game's id; ``node`` a position of its tree, ``ply`` of the line shown):
 
     GET    /api/board?side=N              the geometry and colours (`board_payload`)
     GET    /api/agents                    the agent kinds, their usage lines, the presets
-    GET    /api/games                     the games, the most recently changed first
+    GET    /api/ready                     the server's preparation (`Readiness.payload`)
+    GET    /api/games?offset=O&limit=L    the games, the most recently changed first (a page of
+                                          them: games, total, offset, limit)
     POST   /api/games                     {side, human, agent, seed}, {record} or
                                           {side, tree, names}: a new game
     GET    /api/games/{id}?ply=P          the game (`GameSession.payload`)
-    POST   /api/games/{id}/goto           {node}: show that position (moves are played there)
-    POST   /api/games/{id}/players        {human, agent}: play on from here against an agent
-    POST   /api/games/{id}/move           {move}: the page's move ("swap" too)
-    POST   /api/games/{id}/swap           the swap
-    POST   /api/games/{id}/undo           take back the page's last move
-    POST   /api/games/{id}/resign         the page's side resigns
-    POST   /api/games/{id}/agent-move     the agent's move (answers when it has played)
+    DELETE /api/games/{id}?version=V      delete the game
+    GET    /api/games/{id}/events         server-sent events: the game's version each time it
+                                          changes ({"deleted": true} when it is deleted)
+    POST   /api/games/{id}/goto           {node, version}: show that position (moves are
+                                          played there)
+    POST   /api/games/{id}/players        {human, agent, version}: play on from here against
+                                          an agent
+    POST   /api/games/{id}/move           {move, version}: the page's move ("swap" too)
+    POST   /api/games/{id}/swap           {version}: the swap
+    POST   /api/games/{id}/undo           {version}: take back the page's last move
+    POST   /api/games/{id}/resign         {version}: the page's side resigns
+    POST   /api/games/{id}/agent-move     {version}: the agent's move (answers when it has
+                                          played)
+    POST   /api/games/{id}/promote        {node, version}: the line through node becomes the
+                                          main line
+    POST   /api/games/{id}/delete-variation  {node, version}: node and all after it deleted
     GET    /api/games/{id}/record         the line shown as a record, one JSON line
     GET    /api/games/{id}/sgf            the whole game, variations included, as SGF
     POST   /api/games/{id}/evaluate       {evaluator, node | ply}: value and policy
@@ -60,11 +78,13 @@ from trapy_rl.web.analysis import SearchJob, evaluate, load_analyser, value_curv
 from trapy_rl.web.board_data import board_payload
 from trapy_rl.web.imports import read_game_file, tree_from_record
 from trapy_rl.web.opponents import presets
+from trapy_rl.web.readiness import Readiness
 from trapy_rl.web.sessions import (
     AgentFailedError,
     BusyError,
     GameSession,
     SessionStore,
+    StaleError,
     UnknownGameError,
 )
 from trapy_rl.web.sgf import sgf_from_tree
@@ -75,7 +95,9 @@ __all__ = ["MAX_BODY_BYTES", "ApiError", "api_routes", "error_handlers"]
 MAX_BODY_BYTES = 2 * 1024 * 1024
 """The largest request body (a record file's text included)."""
 MAX_TEXT = 1000  # characters of a spec, a move or a name
-EVENT_INTERVAL_S = 0.25  # between two looks at a watched search
+EVENT_INTERVAL_S = 0.25  # between two looks at a watched search or game
+PAGE_SIZE = 50  # games in a page of the list
+MAX_PAGE_SIZE = 500
 _PLAYERS = {"blue": BLUE, "yellow": YELLOW}
 _MISSING = object()
 log = logging.getLogger("trapy_rl.web")
@@ -156,8 +178,10 @@ def query_int(request: Request, name: str) -> int | None:
 
 
 # ---------------------------------------------------------------------- routes
-def api_routes(store: SessionStore) -> list[Route]:
-    """The API's routes over the games of ``store``."""
+def api_routes(store: SessionStore, readiness: Readiness | None = None) -> list[Route]:
+    """The API's routes over the games of ``store``; the requests that need a net wait for
+    ``readiness`` (default: nothing to prepare)."""
+    readiness = readiness if readiness is not None else Readiness([], 10)
 
     def game(request: Request) -> GameSession:
         try:
@@ -181,8 +205,22 @@ def api_routes(store: SessionStore) -> list[Route]:
             {"kinds": known_agent_kinds(), "max_side": MAX_SIDE, "presets": presets()}
         )
 
+    def version(body: dict[str, Any]) -> int | None:
+        """The version of the game the change was made from (None: not named)."""
+        return take(body, "version", int, None)
+
+    async def ready(request: Request) -> Response:
+        return JSONResponse(readiness.payload())
+
     async def games(request: Request) -> Response:
-        return JSONResponse({"games": await run_in_threadpool(store.games)})
+        offset = query_int(request, "offset") or 0
+        limit = query_int(request, "limit")
+        limit = PAGE_SIZE if limit is None else limit
+        if offset < 0 or not 1 <= limit <= MAX_PAGE_SIZE:
+            raise ApiError(400, f"offset must be >= 0 and limit from 1 to {MAX_PAGE_SIZE}")
+        listed = await run_in_threadpool(store.games, limit, offset)
+        total = await run_in_threadpool(store.count)
+        return JSONResponse({"games": listed, "total": total, "offset": offset, "limit": limit})
 
     async def new_game(request: Request) -> Response:
         body = await read_body(request)
@@ -202,6 +240,8 @@ def api_routes(store: SessionStore) -> list[Route]:
             names = _names(take(body, "names", list, None))
         if tree is not None:
             side = tree.board.side
+        if agent is not None:
+            await readiness.wait()
         session = await run_in_threadpool(  # an agent spec may load a checkpoint
             store.create,
             side=10 if side is None else side,
@@ -214,45 +254,78 @@ def api_routes(store: SessionStore) -> list[Route]:
         return JSONResponse(session.payload(), status_code=201)
 
     async def show(request: Request) -> Response:
+        if request.method == "DELETE":
+            wanted = query_int(request, "version")
+            await run_in_threadpool(store.delete, request.path_params["game_id"], wanted)
+            return JSONResponse({"deleted": request.path_params["game_id"]})
         return JSONResponse(game(request).payload(query_int(request, "ply")))
+
+    async def game_events(request: Request) -> Response:
+        return StreamingResponse(
+            _game_events(store, game(request)),
+            media_type="text/event-stream",
+            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+        )
 
     async def goto(request: Request) -> Response:
         body = await read_body(request)
-        only(body, "node")
-        return JSONResponse(game(request).goto(take(body, "node", int)).payload())
+        only(body, "node", "version")
+        session = game(request)
+        return JSONResponse(session.goto(take(body, "node", int), version(body)).payload())
 
     async def players(request: Request) -> Response:
         body = await read_body(request)
-        only(body, "human", "agent")
+        only(body, "human", "agent", "version")
         human, agent = human_and_agent(body)
         session = game(request)
-        await run_in_threadpool(session.set_players, human, agent)  # may load a net
+        if agent is not None:
+            await readiness.wait()
+        await run_in_threadpool(session.set_players, human, agent, version(body))  # may load a net
         return JSONResponse(session.payload())
 
     async def move(request: Request) -> Response:
         body = await read_body(request)
-        only(body, "move")
-        return JSONResponse(game(request).play(take(body, "move", str)).payload())
+        only(body, "move", "version")
+        session = game(request)
+        return JSONResponse(session.play(take(body, "move", str), version(body)).payload())
 
     async def swap(request: Request) -> Response:
-        only(await read_body(request))
-        return JSONResponse(game(request).play("swap").payload())
+        body = await read_body(request)
+        only(body, "version")
+        return JSONResponse(game(request).play("swap", version(body)).payload())
 
     async def undo(request: Request) -> Response:
-        only(await read_body(request))
+        body = await read_body(request)
+        only(body, "version")
         session = game(request)
-        taken = session.undo()
+        taken = session.undo(version(body))
         return JSONResponse({**session.payload(), "taken": taken})
 
     async def resign(request: Request) -> Response:
-        only(await read_body(request))
-        return JSONResponse(game(request).resign().payload())
+        body = await read_body(request)
+        only(body, "version")
+        return JSONResponse(game(request).resign(version(body)).payload())
 
     async def agent_move(request: Request) -> Response:
-        only(await read_body(request))
+        body = await read_body(request)
+        only(body, "version")
         session = game(request)
-        played = await run_in_threadpool(session.agent_move)
+        await readiness.wait()
+        played = await run_in_threadpool(session.agent_move, version(body))
         return JSONResponse({**session.payload(), "played": played})
+
+    async def promote(request: Request) -> Response:
+        body = await read_body(request)
+        only(body, "node", "version")
+        session = game(request)
+        return JSONResponse(session.promote(take(body, "node", int), version(body)).payload())
+
+    async def delete_variation(request: Request) -> Response:
+        body = await read_body(request)
+        only(body, "node", "version")
+        session = game(request)
+        node = take(body, "node", int)
+        return JSONResponse(session.delete_variation(node, version(body)).payload())
 
     def attachment(text: str, media_type: str, name: str) -> Response:
         disposition = f'attachment; filename="{name}"'
@@ -277,6 +350,7 @@ def api_routes(store: SessionStore) -> list[Route]:
 
     async def analyser(body: dict[str, Any], session: GameSession):
         spec = take(body, "evaluator", str)
+        await readiness.wait()
         return await run_in_threadpool(load_analyser, spec, session.board)
 
     async def evaluate_route(request: Request) -> Response:
@@ -351,9 +425,11 @@ def api_routes(store: SessionStore) -> list[Route]:
     return [
         Route("/api/board", board),
         Route("/api/agents", agents),
+        Route("/api/ready", ready),
         Route("/api/games", games, methods=["GET"]),
         Route("/api/games", new_game, methods=["POST"]),
-        Route(game_path, show),
+        Route(game_path, show, methods=["GET", "DELETE"]),
+        Route(game_path + "/events", game_events),
         Route(game_path + "/goto", goto, methods=["POST"]),
         Route(game_path + "/players", players, methods=["POST"]),
         Route(game_path + "/move", move, methods=["POST"]),
@@ -361,6 +437,8 @@ def api_routes(store: SessionStore) -> list[Route]:
         Route(game_path + "/undo", undo, methods=["POST"]),
         Route(game_path + "/resign", resign, methods=["POST"]),
         Route(game_path + "/agent-move", agent_move, methods=["POST"]),
+        Route(game_path + "/promote", promote, methods=["POST"]),
+        Route(game_path + "/delete-variation", delete_variation, methods=["POST"]),
         Route(game_path + "/record", record),
         Route(game_path + "/sgf", sgf),
         Route(game_path + "/evaluate", evaluate_route, methods=["POST"]),
@@ -392,6 +470,24 @@ async def _events(session: GameSession, job: SearchJob) -> AsyncIterator[str]:
             await asyncio.sleep(EVENT_INTERVAL_S)
     finally:  # the page left, or the stream ended: a search nobody watches is wasted time
         job.cancel()
+
+
+async def _game_events(store: SessionStore, session: GameSession) -> AsyncIterator[str]:
+    """Server-sent events of a game: ``{"version": V}`` now and each time it changes, until the
+    game is deleted (``{"deleted": true}``), the page leaves or the server shuts down."""
+    seen = -1
+    session.watchers += 1
+    try:
+        while not store.closed:
+            if session.deleted:
+                yield f"data: {json.dumps({'deleted': True})}\n\n"
+                return
+            if session.version != seen:
+                seen = session.version
+                yield f"data: {json.dumps({'version': seen})}\n\n"
+            await asyncio.sleep(EVENT_INTERVAL_S)
+    finally:
+        session.watchers -= 1
 
 
 def _tree_from_data(data: dict[str, Any], side: int) -> GameTree:
@@ -449,6 +545,15 @@ async def _busy(request: Request, error: Exception) -> Response:
     return _json_error(409, one_line(error))
 
 
+async def _stale(request: Request, error: Exception) -> Response:
+    """409 with ``stale``: the page reloads the game rather than waiting."""
+    return JSONResponse({"error": one_line(error), "stale": True}, status_code=409)
+
+
+async def _unknown_game(request: Request, error: Exception) -> Response:
+    return _json_error(404, "no such game (it was deleted?): start a new game")
+
+
 async def _agent_failed(request: Request, error: Exception) -> Response:
     return _json_error(502, one_line(error))
 
@@ -474,7 +579,9 @@ def error_handlers() -> dict[Any, Callable[[Request, Exception], Awaitable[Respo
     return {
         ApiError: _api_error,
         BusyError: _busy,
+        StaleError: _stale,
         AgentFailedError: _agent_failed,
+        UnknownGameError: _unknown_game,
         ValueError: _bad_input,
         OSError: _bad_input,
         HTTPException: _http,

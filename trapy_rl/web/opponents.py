@@ -1,4 +1,5 @@
-"""The opponents and evaluators the page offers by name, and the net loaded before it is asked.
+"""The opponents and evaluators the page offers by name, and the nets prepared before they are
+asked for (`prepare`; the server's `trapy_rl.web.readiness.Readiness` runs it).
 
 The shipped nets (`trapy_rl.pretrained`: ``pretrained``, ``pretrained_seed1``, side 10) come
 at a few strengths: the policy alone, and the search at 50, 200 and 800 simulations a move.
@@ -11,10 +12,10 @@ the nets play; on other sides it is rollout search.
 
 from __future__ import annotations
 
-import threading
+import numpy as np
 
 from trapy_rl.agents import parse_agent
-from trapy_rl.agents.moves import checked_move
+from trapy_rl.game.batch import BatchGame
 from trapy_rl.game.board import Board
 from trapy_rl.game.state import GameState
 from trapy_rl.pretrained import pretrained_info, pretrained_names
@@ -27,8 +28,8 @@ __all__ = [
     "OTHER_SIDE_EVALUATOR",
     "check_specs",
     "default_specs",
+    "prepare",
     "presets",
-    "warm_up",
 ]
 
 DEFAULT_AGENT = "mcts:pretrained:200"
@@ -92,19 +93,16 @@ def presets() -> list[dict[str, object]]:
     return found
 
 
-def warm_up(specs: list[str], side: int) -> threading.Thread:
-    """Build each spec's agent and let it move once in a background thread, so that the nets
-    are read and the first search's start-up costs paid before the first game asks; a bad spec
-    is left for that game to report."""
+def prepare(spec: str, side: int) -> None:
+    """Build ``spec``'s agent for ``side`` and run its evaluator once on the empty board, so
+    that its net is read, exported and its session opened before a game asks (the loaded nets
+    are shared by file: `trapy_rl.agents.network.load_evaluator`).
 
-    def load() -> None:
-        for spec in specs:
-            try:
-                board = Board(side)
-                checked_move(parse_agent(spec, board=board, seed=0), GameState(board))
-            except Exception:  # reported when a game uses the spec, with its message
-                pass
-
-    thread = threading.Thread(target=load, name="trapy-web-warm-up", daemon=True)
-    thread.start()
-    return thread
+    Raises:
+        whatever building or running the agent raises (a bad spec: ValueError).
+    """
+    board = Board(side)
+    agent = parse_agent(spec, board=board, seed=0)
+    evaluator = getattr(agent, "evaluator", None)
+    if evaluator is not None:
+        evaluator(BatchGame.from_states([GameState(board)]), np.zeros(1, dtype=np.intp))

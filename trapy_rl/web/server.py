@@ -41,7 +41,8 @@ except ModuleNotFoundError as error:  # pragma: no cover - the extra is missing
 
 from trapy_rl.game.board import Board
 from trapy_rl.web.api import api_routes, error_handlers
-from trapy_rl.web.opponents import check_specs, default_specs, warm_up
+from trapy_rl.web.opponents import check_specs, default_specs
+from trapy_rl.web.readiness import Readiness
 from trapy_rl.web.sessions import SessionStore
 from trapy_rl.web.storage import MEMORY, default_database_path
 
@@ -60,6 +61,7 @@ def create_app(
     allowed_hosts: list[str] | None = None,
     store: SessionStore | None = None,
     db: str | Path = MEMORY,
+    prepare: list[str] | Readiness | None = None,
 ) -> Starlette:
     """The web board's ASGI app.
 
@@ -71,9 +73,13 @@ def create_app(
             page of another site cannot reach this server through its own domain name.
         store: the games (default: a new `SessionStore` on ``db``).
         db: the games' database file, or ``:memory:`` (default).
+        prepare: the specs whose nets are prepared when the server starts (or their
+            `Readiness`): until then the requests that need a net wait, and ``GET /api/ready``
+            says how far it is (default: none, ready at once).
     """
     Board(side)  # a bad side fails now, not in the page
     store = store if store is not None else SessionStore(db)
+    readiness = prepare if isinstance(prepare, Readiness) else Readiness(prepare or [], side)
     defaults = json.dumps({"side": side, "agent": agent, "evaluator": evaluator})
     page = (STATIC / "index.html").read_text(encoding="utf-8")
     page = page.replace("{{DEFAULTS}}", defaults.replace("<", "\\u003c"))
@@ -83,13 +89,14 @@ def create_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        readiness.start()
         yield
         store.close()
 
     app = Starlette(
         routes=[
             Route("/", index),
-            *api_routes(store),
+            *api_routes(store, readiness),
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
         ],
         middleware=[
@@ -99,6 +106,7 @@ def create_app(
         lifespan=lifespan,
     )
     app.state.store = store
+    app.state.readiness = readiness
     return app
 
 
@@ -173,8 +181,8 @@ def main(argv: list[str] | None = None) -> int:
             evaluator=evaluator,
             allowed_hosts=hosts,
             db=args.db,
+            prepare=[agent, evaluator],
         )
-        warm_up([spec for spec in (agent, evaluator) if spec], args.side)
         shown = f"[{args.host}]" if ":" in args.host else args.host
         print(f"trapy-web: serving the board at http://{shown}:{args.port}/", flush=True)
         print(f"trapy-web: games kept in {args.db}", flush=True)

@@ -9,7 +9,10 @@ starts a variation (`trapy_rl.web.tree.GameTree`). Undo takes back the person's 
 is made here (`GameSession.record`), finished or not.
 
 Every change holds the session's lock; a request that finds it held (the agent is thinking) is
-refused with `BusyError` instead of waiting. No game is ever dropped: the store keeps the most
+refused with `BusyError` instead of waiting. Every change adds one to the game's ``version``; a
+change that names the version it was made from (the page always does) is refused with
+`StaleError` when the game has changed since (another tab or window played meanwhile), and the
+game is left as it is. No game is ever dropped: the store keeps the most
 recently used sessions in memory and reads any other from the database when it is asked for.
 
 >>> store = SessionStore()
@@ -44,6 +47,7 @@ __all__ = [
     "BusyError",
     "GameSession",
     "SessionStore",
+    "StaleError",
     "UnknownGameError",
 ]
 
@@ -53,6 +57,10 @@ MAX_CACHED = 64
 
 class BusyError(ValueError):
     """The game is busy (the agent is thinking) or it is not the page's turn: try later."""
+
+
+class StaleError(BusyError):
+    """The change was made from a version of the game that is no longer the current one."""
 
 
 class UnknownGameError(KeyError):
@@ -77,6 +85,7 @@ class GameSession:
         names: (agent_a, agent_b, a_is_blue) of a loaded record, recorded again as loaded.
         agent: the agent built from ``agent_spec`` (default: built when first needed).
         on_change: called with the session after every change (the store saves it).
+        version: the game's version (one more after each change).
     """
 
     def __init__(
@@ -92,6 +101,7 @@ class GameSession:
         names: tuple[str, str, bool] | None = None,
         agent: Agent | None = None,
         on_change: Callable[[GameSession], None] | None = None,
+        version: int = 0,
     ) -> None:
         self.id = game_id
         self.board = board
@@ -104,6 +114,9 @@ class GameSession:
         self._agent = agent
         self._on_change = on_change
         self._state = self.tree.state(self.node)
+        self.version = version
+        self.watchers = 0  # open event streams of this game: it stays in memory meanwhile
+        self.deleted = False
         self.lock = threading.Lock()
         self.search: Any = None  # the latest `trapy_rl.web.analysis.SearchJob`, if any
 
@@ -148,7 +161,8 @@ class GameSession:
         shown).
 
         Returns:
-            A JSON-ready dict: ``id``, ``side``, ``node`` (the position shown), ``moves`` (the
+            A JSON-ready dict: ``id``, ``version`` (what a change names: `StaleError`),
+            ``side``, ``node`` (the position shown), ``moves`` (the
             moves to it by name), ``ply``, ``stones`` [K] int (0 empty, 1 blue, 2 yellow),
             ``to_move``, ``winner`` (0 while the game goes on), ``resigned``,
             ``winning_group`` (cells), ``last_cell`` (or null), ``swap_allowed``, ``human``,
@@ -158,6 +172,7 @@ class GameSession:
         shown = self.position(ply)
         return {
             "id": self.id,
+            "version": self.version,
             "side": self.board.side,
             "node": self.node,
             "moves": self._state.move_names(),
@@ -191,34 +206,48 @@ class GameSession:
 
     # ------------------------------------------------------------------ changes
     @contextlib.contextmanager
-    def _changing(self) -> Iterator[None]:
-        """Hold the lock for a change, then save (only when the change succeeded)."""
+    def _changing(self, version: int | None = None) -> Iterator[None]:
+        """Hold the lock for a change made from ``version`` (None: from whatever is current),
+        then save and count it (only when the change succeeded).
+
+        Raises:
+            BusyError: while another change runs (the agent thinks).
+            StaleError: when ``version`` is not the game's version: nothing changes.
+        """
         if not self.lock.acquire(blocking=False):
             raise BusyError("the agent is thinking; wait for its move")
         try:
+            if self.deleted:
+                raise UnknownGameError(self.id)
+            if version is not None and version != self.version:
+                raise StaleError(
+                    f"the game has changed since this position was shown (version {version}, "
+                    f"now {self.version}): another tab or window played; nothing was changed"
+                )
             yield
             self._state = self.tree.state(self.node)
+            self.version += 1
             if self._on_change is not None:
                 self._on_change(self)
         finally:
             self.lock.release()
 
-    def goto(self, node: int) -> GameSession:
+    def goto(self, node: int, version: int | None = None) -> GameSession:
         """Show the position at ``node`` (where the next move is played)."""
-        with self._changing():
+        with self._changing(version):
             self.node = self.tree.check(node)
         return self
 
-    def play(self, move: str) -> GameSession:
+    def play(self, move: str, version: int | None = None) -> GameSession:
         """The page's move (a cell name or ``swap``) at the position shown, refused on the
         agent's turn; at an earlier position it starts a variation."""
-        with self._changing():
+        with self._changing(version):
             if self.agent_to_move:
                 raise BusyError("it is the agent's turn, not yours")
             self.node = self.tree.add(self.node, move)
         return self
 
-    def agent_move(self) -> str:
+    def agent_move(self, version: int | None = None) -> str:
         """Let the agent play its move at the position shown (blocking while it thinks);
         returns the move's name.
 
@@ -226,7 +255,7 @@ class GameSession:
             AgentFailedError: when the agent raises (the game is unchanged; the agent is built
                 again for the next move).
         """
-        with self._changing():
+        with self._changing(version):
             if self.agent_spec is None:
                 raise BusyError("this game has no agent: both sides are played on the page")
             if not self.agent_to_move:
@@ -242,7 +271,9 @@ class GameSession:
             self.node = self.tree.add(self.node, action)
         return self.board.action_name(action)
 
-    def set_players(self, human: int | None, agent_spec: str | None) -> GameSession:
+    def set_players(
+        self, human: int | None, agent_spec: str | None, version: int | None = None
+    ) -> GameSession:
         """Play on from the position shown against ``agent_spec`` (the person plays
         ``human``), or with no agent, both sides on the page.
 
@@ -254,19 +285,19 @@ class GameSession:
             if human not in (BLUE, YELLOW):
                 raise ValueError(f"human must be 1 (blue) or 2 (yellow), got {human!r}")
             agent = parse_agent(agent_spec, board=self.board, seed=self.seed)
-        with self._changing():
+        with self._changing(version):
             self.agent_spec, self._agent = agent_spec, agent
             self.human = human if agent_spec is not None else None
         return self
 
-    def undo(self) -> list[str]:
+    def undo(self, version: int | None = None) -> list[str]:
         """Take back the page's last move (and the agent's replies); returns the moves taken.
 
         Against an agent this is `trapy_rl.frontend.human_game.takeback` of the person's last
         move; without one, the last move. Undoing a resignation takes back the resignation
         alone. Moves taken back leave the tree unless a variation hangs from them.
         """
-        with self._changing():
+        with self._changing(version):
             state, tree = self._state, self.tree
             if self.node in tree.resigned:
                 del tree.resigned[self.node]
@@ -284,10 +315,26 @@ class GameSession:
             self.node = top
         return taken
 
-    def resign(self) -> GameSession:
+    def resign(self, version: int | None = None) -> GameSession:
         """The person resigns (without an agent: the player to move) at the position shown."""
-        with self._changing():
+        with self._changing(version):
             self.tree.resign(self.node, self.human or self._state.to_move)
+        return self
+
+    def promote(self, node: int, version: int | None = None) -> GameSession:
+        """Make the line through ``node`` the main line (`GameTree.promote`)."""
+        with self._changing(version):
+            self.tree.promote(self.tree.check(node))
+        return self
+
+    def delete_variation(self, node: int, version: int | None = None) -> GameSession:
+        """Delete ``node`` and every position after it (not the root); when the position shown
+        is among them, its parent is shown."""
+        with self._changing(version):
+            parent = self.tree.parents[self.tree.check(node)]
+            shown = self.tree.path(self.node)
+            new_id = self.tree.remove_subtree(node)
+            self.node = new_id[parent] if node in shown else new_id[self.node]
         return self
 
     def record(self) -> dict:
@@ -322,6 +369,7 @@ class GameSession:
             "seed": self.seed,
             "names": list(self.names) if self.names else None,
             "node": self.node,
+            "version": self.version,
             "tree": self.tree.to_data(),
         }
 
@@ -342,6 +390,7 @@ class GameSession:
             node=data.get("node", ROOT),
             names=tuple(names) if names else None,
             on_change=on_change,
+            version=data.get("version", 0),
         )
 
 
@@ -357,6 +406,7 @@ class SessionStore:
         self.max_cached = max_cached
         self._sessions: OrderedDict[str, GameSession] = OrderedDict()
         self._lock = threading.Lock()
+        self.closed = False  # shutting down: event streams end
 
     def save(self, session: GameSession) -> None:
         """Write ``session`` to the database."""
@@ -434,16 +484,40 @@ class SessionStore:
                 if len(self._sessions) <= self.max_cached:
                     break
                 old = self._sessions[old_id]
-                busy = old.lock.locked() or (old.search is not None and old.search.running)
+                busy = old.lock.locked() or old.watchers > 0
+                busy = busy or (old.search is not None and old.search.running)
                 if not busy:  # saved already: forgetting it loses nothing
                     del self._sessions[old_id]
 
-    def games(self, limit: int = 200) -> list[dict[str, Any]]:
-        """The most recently changed games first (`GameDatabase.list`)."""
-        return self.db.list(limit)
+    def games(self, limit: int = 200, offset: int = 0) -> list[dict[str, Any]]:
+        """The most recently changed games first (`GameDatabase.list`), ``limit`` of them
+        after the first ``offset``."""
+        return self.db.list(limit, offset)
+
+    def count(self) -> int:
+        """How many games there are."""
+        return self.db.count()
+
+    def delete(self, game_id: str, version: int | None = None) -> None:
+        """Delete the game (its search cancelled); from ``version`` when one is named.
+
+        Raises:
+            UnknownGameError: when there is none.
+            BusyError: while the agent thinks; StaleError: when ``version`` is not current.
+        """
+        session = self.get(game_id)
+        with session._changing(version):
+            if session.search is not None:
+                session.search.cancel()
+            self.db.delete(game_id)
+            session.deleted = True
+            session._on_change = None
+        with self._lock:
+            self._sessions.pop(game_id, None)
 
     def close(self) -> None:
-        """Cancel every search (at shutdown)."""
+        """Cancel every search, and end the games' event streams (at shutdown)."""
+        self.closed = True
         with self._lock:
             for session in self._sessions.values():
                 if session.search is not None:

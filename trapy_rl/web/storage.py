@@ -82,15 +82,26 @@ class GameDatabase:
             row = self._db.execute("SELECT data FROM games WHERE id = ?", (game_id,)).fetchone()
         return None if row is None else json.loads(row[0])
 
-    def list(self, limit: int = 200) -> list[dict[str, Any]]:
-        """The most recently changed games first: ``id``, ``created``, ``updated`` (seconds
-        since the epoch) and the summary's fields."""
+    def list(self, limit: int = 200, offset: int = 0) -> list[dict[str, Any]]:
+        """The most recently changed games first, ``limit`` of them after the first ``offset``:
+        ``id``, ``created``, ``updated`` (seconds since the epoch) and the summary's fields."""
         with self._lock:
             rows = self._db.execute(
-                "SELECT id, created, updated, summary FROM games ORDER BY updated DESC LIMIT ?",
-                (limit,),
+                "SELECT id, created, updated, summary FROM games ORDER BY updated DESC, id"
+                " LIMIT ? OFFSET ?",
+                (limit, offset),
             ).fetchall()
         return [{"id": i, "created": c, "updated": u, **json.loads(s)} for i, c, u, s in rows]
+
+    def count(self) -> int:
+        """How many games the file holds."""
+        with self._lock:
+            return self._db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+
+    def delete(self, game_id: str) -> None:
+        """Delete the game ``game_id`` (nothing when there is none), committed on return."""
+        with self._lock:
+            self._db.execute("DELETE FROM games WHERE id = ?", (game_id,))
 
     def close(self) -> None:
         with self._lock:

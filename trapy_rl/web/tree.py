@@ -3,8 +3,9 @@ the branches tried from any earlier position.
 
 Node 0 is the empty board; every other node is one move (an action) after its parent. The
 first child of a node is its main continuation, later children are variations, in the order
-they were made. A resignation is no move: it is a mark on the node where it happened (the
-player who resigned), so that the position stays the one on the board.
+they were made unless one was promoted (`promote`: its line becomes the main line). A
+resignation is no move: it is a mark on the node where it happened (the player who resigned),
+so that the position stays the one on the board.
 
 The tree travels as plain JSON (`to_data`, `from_data`): the web board stores it in its
 database after every change and SGF files carry it (`trapy_rl.web.sgf`).
@@ -17,6 +18,7 @@ database after every change and SGF files carry it (`trapy_rl.web.sgf`).
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 from trapy_rl.game.board import Board
@@ -133,23 +135,52 @@ class GameTree:
         below = chain[chain.index(top) + 1 :]
         if self.children[leaf] or any(len(self.children[n]) != 1 for n in below[:-1]):
             return False
-        gone = set(below)
+        self._remove(set(below))
+        return True
+
+    def remove_subtree(self, node: int) -> dict[int, int]:
+        """Remove ``node`` (not the root) and every position after it, renumbering the rest;
+        returns old id -> new id of the nodes kept.
+
+        Raises:
+            ValueError: for the root or a node that is not in the tree.
+        """
+        if self.check(node) == ROOT:
+            raise ValueError("the empty board cannot be deleted")
+        gone, todo = set(), [node]
+        while todo:
+            gone.add(todo[-1])
+            todo.extend(self.children[todo.pop()])
+        return self._remove(gone)
+
+    def promote(self, node: int) -> None:
+        """Make the line through ``node`` the main line: on its path, each node becomes the
+        first continuation of its parent (the others keep their order after it)."""
+        path = self.path(node)
+        for parent, child in itertools.pairwise(path):
+            self.children[parent].remove(child)
+            self.children[parent].insert(0, child)
+
+    def _remove(self, gone: set[int]) -> dict[int, int]:
+        """Drop the nodes ``gone`` (whole subtrees), renumbering the rest in order."""
         keep = [n for n in range(len(self)) if n not in gone]
         new_id = {old: new for new, old in enumerate(keep)}
         self.parents = [new_id.get(self.parents[n], -1) for n in keep]
         self.actions = [self.actions[n] for n in keep]
         self.children = [[new_id[c] for c in self.children[n] if c not in gone] for n in keep]
         self.resigned = {new_id[n]: p for n, p in self.resigned.items() if n not in gone}
-        return True
+        return new_id
 
     # ------------------------------------------------------------------ JSON
     def to_data(self) -> dict[str, Any]:
-        """JSON-ready: ``moves`` [N] (names, null for the root), ``parents`` [N], ``resigned``
-        (node as text -> player)."""
+        """JSON-ready: ``moves`` [N] (names, null for the root), ``parents`` [N], ``children``
+        [N] (each node's continuations, the main one first) and ``resigned`` (node as text ->
+        player)."""
         names = [None] + [self.board.action_name(a) for a in self.actions[1:]]
         return {
             "moves": names,
             "parents": list(self.parents),
+            "children": [list(c) for c in self.children],
             "resigned": {str(n): p for n, p in self.resigned.items()},
         }
 
@@ -170,6 +201,14 @@ class GameTree:
                 raise ValueError(f"node {node}: its parent {parent!r} does not come before it")
             if tree.add(parent, moves[node]) != node:
                 raise ValueError(f"node {node}: the same move twice after node {parent}")
+        order = data.get("children")
+        if order is not None:  # the continuations' order (a promoted variation first)
+            if not isinstance(order, list) or len(order) != len(moves):
+                raise ValueError("a game tree's children must list each node's continuations")
+            for node, wanted in enumerate(order):
+                if not isinstance(wanted, list) or sorted(wanted) != tree.children[node]:
+                    raise ValueError(f"node {node}: its children are not {wanted!r}")
+                tree.children[node] = list(wanted)
         for node, player in data.get("resigned", {}).items():
             tree.resign(int(node), player)
         return tree

@@ -57,8 +57,10 @@ function drawCoordinates(root, geometry) {
 // Draw `position` (stones [K], winning_group, last_cell) on `root`, with an optional heatmap:
 // heat = {values: [K] numbers or null, labels: [K] (a string, or {text, sub} for two lines) or
 // null, marks: {cell: text}, range: [lo, hi] of the colour scale (optional),
-// pv: [{cell, number, player}] the principal variation's stones, drawn small above the labels}.
-function drawBoard(root, geometry, position, heat, onCell, onHover) {
+// pv: [{cell, number, player}] the principal variation's stones, drawn small above the labels,
+// best: the cell of the best candidate (outlined)}; numbers: {cell: move number} on the stones.
+// Every cell is a button: focusable, Enter or Space plays it.
+function drawBoard(root, geometry, position, heat, onCell, onHover, numbers) {
   const [xMin, xMax, yMin, yMax] = geometry.box;
   const pad = COORD_PAD;
   root.setAttribute("viewBox", `${xMin - pad} ${-yMax - pad / 2} ${xMax - xMin + 2 * pad} ${yMax - yMin + 1.5 * pad}`);
@@ -89,14 +91,27 @@ function drawBoard(root, geometry, position, heat, onCell, onHover) {
       points: points(corners), fill: face, class: "cell",
       "data-cell": cell, "data-name": geometry.names[cell], id: `cell-${geometry.names[cell]}`,
     }, root);
+    const stone = position.stones[cell];
+    hex.setAttribute("tabindex", "0");
+    hex.setAttribute("role", "button");
+    hex.setAttribute("aria-label", `${geometry.names[cell]}: ${stone ? { 1: "blue", 2: "yellow" }[stone] : "empty"}`);
     svg("title", {}, hex).textContent = geometry.names[cell];
     hex.addEventListener("click", () => onCell(cell));
     hex.addEventListener("mouseenter", () => onHover(cell));
+    hex.addEventListener("focus", () => onHover(cell));
+    hex.addEventListener("keydown", (event) => {
+      if (event.key !== "Enter" && event.key !== " ") return;
+      event.preventDefault();
+      onCell(cell);
+    });
   });
   for (const cell of winning) {  // the winning group's outline: its cells' edges, thick
     svg("polygon", { points: points(geometry.corners[cell]), class: "win-edge" }, root);
   }
-  const radius = values ? 0.22 : 0.36;
+  if (heat && heat.best !== undefined && heat.best !== null) {  // the best candidate, outlined
+    svg("polygon", { points: points(geometry.corners[heat.best]), class: "best", "data-name": geometry.names[heat.best] }, root);
+  }
+  const radius = 0.36;  // the same with or without a heatmap: labels go on empty cells
   position.stones.forEach((stone, cell) => {
     if (!stone) return;
     const [x, y] = geometry.centers[cell];
@@ -105,6 +120,10 @@ function drawBoard(root, geometry, position, heat, onCell, onHover) {
       stroke: palette.stone_edges[String(stone)], "stroke-width": 0.035, class: "stone",
       "data-stone": stone, "data-name": geometry.names[cell],
     }, root);
+    if (numbers && numbers[cell] !== undefined) {
+      const fill = luminance(palette.stones[String(stone)]) > 0.5 ? "#1a1a1a" : "white";
+      svg("text", { x, y: -y, fill, class: "move-number" }, root).textContent = String(numbers[cell]);
+    }
   });
   if (position.last_cell !== null && position.last_cell !== undefined) {
     const cell = position.last_cell;
@@ -133,6 +152,7 @@ function drawBoard(root, geometry, position, heat, onCell, onHover) {
   geometry.centers.forEach(([x, y], cell) => {
     let label = marks[cell] !== undefined ? marks[cell] : labels[cell];
     if (label === undefined || label === null || label === "") return;
+    if (numbers && numbers[cell] !== undefined) return;  // the stone's number is there
     if (typeof label !== "object") label = { text: String(label) };
     const stone = position.stones[cell];
     const under = stone ? palette.stones[String(stone)] : faces[cell];
