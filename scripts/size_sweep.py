@@ -3,6 +3,7 @@ side, each to a CPU cap scaled by the board, then the seeds' agreement and the t
 
     python scripts/size_sweep.py train --part 1/2 &   # one core: half of the runs, in order
     python scripts/size_sweep.py train --part 2/2 &   # the other core: the other half
+    python scripts/size_sweep.py train --sides 5 --beyond 2   # on past the cap: a plateau?
     python scripts/size_sweep.py report --plot docs/size-sweep.png
 
 ``train`` starts each run of ``--sides`` x ``--seeds`` (or resumes it, in a later sitting) and
@@ -31,16 +32,24 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 from long_runs import where  # this folder's script: where a checkpoint stands
 
 from trapy_rl.agents import parse_agent
-from trapy_rl.analysis.learned import MAP_SIMULATIONS, maps_by_search, seed_agreement
+from trapy_rl.analysis.learned import (
+    MAP_SIMULATIONS,
+    exact_swap_agreement,
+    maps_by_search,
+    seed_agreement,
+)
+from trapy_rl.analysis.openings import opening_table
 from trapy_rl.errors import reported
 from trapy_rl.eval.report import plot_curve_panels
 from trapy_rl.eval.truth import score_agent, truth_sides
 from trapy_rl.game.board import Board
 from trapy_rl.mcts.settings import SearchSettings
 from trapy_rl.nn.checkpoint import CHECKPOINT_DIR, load_checkpoint
+from trapy_rl.solve.openings import exact_values, load_openings
 
 ROOT = Path(__file__).resolve().parents[1]
 SIDES = (5, 6, 7, 8)
@@ -50,7 +59,9 @@ RECIPE = (
     "experiment=trapy_cpu model=small selfplay.post_swap_samples=true curriculum=none "
     "eval.pool=null eval.final_games=0 checkpoint.every=25"
 )
-FRACTIONS = (0.25, 0.5, 0.75, 1.0)  # the points of the cap where seeds are compared
+# The points of the cap where seeds are compared; past 1, where runs were trained on to see
+# whether the cap was a plateau (``train --beyond 2``).
+FRACTIONS = (0.25, 0.5, 0.75, 1.0, 1.5, 2.0)
 
 
 def cap_minutes(side: int) -> int:
@@ -63,10 +74,11 @@ def run_name(side: int, seed: int) -> str:
 
 
 # ---------------------------------------------------------------------- train
-def train_command(runs: Path, side: int, seed: int) -> list[str]:
-    """The trapy-train command that starts the run, or resumes it where it stopped."""
+def train_command(runs: Path, side: int, seed: int, beyond: float = 1.0) -> list[str]:
+    """The trapy-train command that starts the run, or resumes it where it stopped, to
+    ``beyond`` times its cap."""
     run = runs / run_name(side, seed)
-    minutes = f"minutes={cap_minutes(side)}"
+    minutes = f"minutes={beyond * cap_minutes(side):g}"
     if (run / CHECKPOINT_DIR / "latest.pt").is_file():
         overrides = [f"resume={run}", minutes]
     else:
@@ -75,11 +87,13 @@ def train_command(runs: Path, side: int, seed: int) -> list[str]:
     return [str(Path(sys.executable).with_name("trapy-train")), *overrides]
 
 
-def train(runs: Path, sides: list[int], seeds: list[int], part: tuple[int, int]) -> int:
+def train(
+    runs: Path, sides: list[int], seeds: list[int], part: tuple[int, int], beyond: float
+) -> int:
     index, count = part
     jobs = [(side, seed) for side in sides for seed in seeds][index - 1 :: count]
     for side, seed in jobs:
-        command = train_command(runs, side, seed)
+        command = train_command(runs, side, seed, beyond)
         log = runs / f"{run_name(side, seed)}.log"
         print(f"{run_name(side, seed)}: {' '.join(command[1:])} (log: {log})", flush=True)
         runs.mkdir(parents=True, exist_ok=True)
@@ -120,7 +134,8 @@ def agreement_rows(runs: Path, side: int, seeds: list[int], simulations: int) ->
             continue
         nets = [p for _, p in points.values()]
         v = maps_by_search(nets, side=side, search=SearchSettings(num_simulations=simulations))
-        result = seed_agreement(v, Board(side))
+        board = Board(side)
+        result = seed_agreement(v, board)
         rows.append({
             "side": side,
             "cells": Board(side).num_cells,
@@ -130,8 +145,19 @@ def agreement_rows(runs: Path, side: int, seeds: list[int], simulations: int) ->
             "mean_rho": round(result.mean_pair, 3),
             "opposite": list(result.opposite),
             "swap_share": [round(float((m > 0.5).mean()), 3) for m in v],
+            "exact": _exact_decisions(v, board),
         })  # fmt: skip
     return rows
+
+
+def _exact_decisions(v: np.ndarray, board: Board) -> list[str] | None:
+    """Each map's swap decisions against v*, as "right/solved", on a solved side."""
+    try:
+        v_star = exact_values(load_openings(board.side))
+    except ValueError:  # not solved
+        return None
+    scored = (exact_swap_agreement(opening_table(m, board), v_star, board) for m in v)
+    return [f"{s['agree']}/{s['solved']}" for s in scored]
 
 
 def truth_rows(runs: Path, side: int, seeds: list[int]) -> list[dict]:
@@ -166,14 +192,15 @@ def report(runs: Path, sides: list[int], seeds: list[int], simulations: int, plo
         f"Seeds' maps by search ({simulations} simulations an opening), by side and share of cap:"
     )
     print("| side (cells) | cap share | CPU-minutes by seed | lowest rho | mean rho | "
-          "opposite decisions | share swapped by seed |")  # fmt: skip
-    print("| --- | ---: | --- | ---: | ---: | --- | --- |")
+          "opposite decisions | share swapped by seed | maps against v* |")  # fmt: skip
+    print("| --- | ---: | --- | ---: | ---: | --- | --- | --- |")
     for row in agreement:
         minutes = ", ".join(f"s{s} {m}" for s, m in row["minutes"].items())
         print(
             f"| {row['side']} ({row['cells']}) | {row['fraction']:.2f} | {minutes} | "
             f"{row['min_rho']:.3f} | {row['mean_rho']:.3f} | {', '.join(row['opposite']) or 'none'}"
             f" | {', '.join(f'{x:.2f}' for x in row['swap_share'])} |"
+            f" {', '.join(row['exact']) if row['exact'] else '-'} |"
         )
     if truth:
         print("\nAgainst the exact values (newest net of each seed):")
@@ -232,12 +259,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sides", type=int, nargs="+", default=list(SIDES))
     parser.add_argument("--seeds", type=int, nargs="+", default=list(SEEDS))
     parser.add_argument("--part", type=_part, default=(1, 1), help="train: I/N, every Nth run")
+    parser.add_argument("--beyond", type=float, default=1.0, help="train: to this many caps")
     parser.add_argument("--simulations", type=int, default=MAP_SIMULATIONS)
     parser.add_argument("--plot", type=Path, default=None)
     args = parser.parse_args(argv)
     with reported("size_sweep"):
         if args.action == "train":
-            return train(args.runs, args.sides, args.seeds, args.part)
+            return train(args.runs, args.sides, args.seeds, args.part, args.beyond)
         report(args.runs.resolve(), args.sides, args.seeds, args.simulations, args.plot)
     return 0
 

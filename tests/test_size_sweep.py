@@ -1,0 +1,66 @@
+"""scripts/size_sweep.py: the caps, the commands that start and resume the runs, and the report
+on small runs of tiny checkpoints."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+from tiny import tiny_payload
+
+from trapy_rl.train.checkpoint import write_run_checkpoint
+
+SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
+
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
+
+
+@pytest.fixture
+def sweep(monkeypatch):
+    monkeypatch.syspath_prepend(str(SCRIPTS))  # it imports its neighbours
+    spec = importlib.util.spec_from_file_location("size_sweep", SCRIPTS / "size_sweep.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_caps_grow_from_side_5_to_side_10s_plateau(sweep):
+    assert [sweep.cap_minutes(side) for side in (5, 6, 7, 8, 10)] == [20, 41, 75, 125, 298]
+
+
+def test_a_run_is_started_with_the_recipe_and_resumed_as_it_stands(sweep, tmp_path):
+    start = sweep.train_command(tmp_path, 6, 1)[1:]
+    assert start[:3] == ["experiment=trapy_cpu", "model=small", "selfplay.post_swap_samples=true"]
+    assert {"side=6", "seed=1", "minutes=41", f"hydra.run.dir={tmp_path / 'side6-s1'}"} <= set(start)
+    write_run_checkpoint(tmp_path / "side6-s1" / "checkpoints", 25, tiny_payload(side=6))
+    assert sweep.train_command(tmp_path, 6, 1, beyond=2)[1:] == [
+        f"resume={tmp_path / 'side6-s1'}",
+        "minutes=82",
+    ]
+
+
+def test_the_report_compares_seeds_and_scores_the_truth(sweep, tmp_path, capsys):
+    for seed in (0, 1):
+        for iteration, minutes in ((25, 10.0), (50, 20.0)):
+            payload = tiny_payload(side=5, seed=10 * seed + iteration, iteration=iteration)
+            payload["clock"] = {"cpu_seconds": 60 * minutes, "seconds": 60 * minutes}
+            folder = tmp_path / f"side5-s{seed}" / "checkpoints"
+            write_run_checkpoint(folder, iteration, payload)
+    sweep.report(tmp_path, [5], [0, 1], 8, tmp_path / "sweep.png")
+    out = capsys.readouterr().out
+    assert "| 5 (35) | 0.50 | s0 10.0, s1 10.0 |" in out
+    assert "| 5 (35) | 1.00 | s0 20.0, s1 20.0 |" in out
+    report = json.loads((tmp_path / "report.json").read_text())
+    assert [row["fraction"] for row in report["agreement"]] == [0.5, 1.0]
+    assert all(row["exact"][0].endswith("/35") for row in report["agreement"])
+    assert {(r["seed"], r["agent"]) for r in report["truth"]} == {
+        (0, "net"), (0, "mcts:200"), (1, "net"), (1, "mcts:200")
+    }
+    assert (tmp_path / "sweep.png").stat().st_size > 10_000
+
+
+def test_a_bad_part_is_one_clear_error(sweep):
+    with pytest.raises(SystemExit):
+        sweep.main(["train", "--part", "3/2"])
