@@ -33,7 +33,8 @@ def test_the_caps_grow_from_side_5_to_side_10s_plateau(sweep):
 def test_a_run_is_started_with_the_recipe_and_resumed_as_it_stands(sweep, tmp_path):
     start = sweep.train_command(tmp_path, 6, 1)[1:]
     assert start[:3] == ["experiment=trapy_cpu", "model=small", "selfplay.post_swap_samples=true"]
-    assert {"side=6", "seed=1", "minutes=41", f"hydra.run.dir={tmp_path / 'side6-s1'}"} <= set(start)
+    run = f"hydra.run.dir={tmp_path / 'side6-s1'}"
+    assert {"side=6", "seed=1", "minutes=41", run} <= set(start)
     write_run_checkpoint(tmp_path / "side6-s1" / "checkpoints", 25, tiny_payload(side=6))
     assert sweep.train_command(tmp_path, 6, 1, beyond=2)[1:] == [
         f"resume={tmp_path / 'side6-s1'}",
@@ -56,7 +57,10 @@ def test_the_report_compares_seeds_and_scores_the_truth(sweep, tmp_path, capsys)
     assert [row["fraction"] for row in report["agreement"]] == [0.5, 1.0]
     assert all(row["exact"][0].endswith("/35") for row in report["agreement"])
     assert {(r["seed"], r["agent"]) for r in report["truth"]} == {
-        (0, "net"), (0, "mcts:200"), (1, "net"), (1, "mcts:200")
+        (0, "net"),
+        (0, "mcts:200"),
+        (1, "net"),
+        (1, "mcts:200"),
     }
     assert (tmp_path / "sweep.png").stat().st_size > 10_000
 
