@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 import torch
 
+from trapy_rl.errors import Terminated
 from trapy_rl.train import load_checkpoint, load_network, train
 from trapy_rl.train.checkpoint import CheckpointError
 
@@ -131,6 +132,25 @@ def test_a_signal_stops_at_the_iteration_boundary_and_the_run_resumes_exactly(
     assert a["counters"] == b["counters"]
     for key in a["model"]["state"]:
         assert torch.equal(a["model"]["state"][key], b["model"]["state"][key]), key
+
+
+@pytest.mark.parametrize(
+    ("signum", "raised"), [(signal.SIGINT, KeyboardInterrupt), (signal.SIGTERM, Terminated)]
+)
+def test_a_signal_before_the_first_iteration_stops_at_once_saving_nothing(
+    tmp_path, make_config, monkeypatch, signum, raised
+):
+    from trapy_rl.train import loop
+
+    def signalled(board):  # the signal arrives while the run is being built
+        os.kill(os.getpid(), signum)
+        return ()
+
+    monkeypatch.setattr(loop, "load_starts", signalled)
+    with pytest.raises(raised):
+        train(make_config(tmp_path, iterations=2, **{"eval.every": 1}))
+    assert not list((tmp_path / "checkpoints").glob("*.pt"))
+    assert signal.getsignal(signum) is not None  # the handlers are given back
 
 
 def test_a_second_ctrl_c_stops_at_once_saving_nothing_half_done(tmp_path, make_config, monkeypatch):

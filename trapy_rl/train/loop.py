@@ -154,19 +154,20 @@ def train(cfg: TrainConfig) -> TrainResult:
     """Run (or resume) a training run; see the module docstring. Returns where it all went."""
     if not isinstance(cfg, TrainConfig):
         raise TypeError(f"train takes a TrainConfig, got {type(cfg).__name__}")
-    with StopRequest() as stop:  # from here on, a signal ends the run at a boundary
+    with StopRequest() as stop:  # a signal stops at once until the loop starts, then at a boundary
         run = _build(cfg)
-        if cfg.resume:
-            try:
+        try:
+            if cfg.resume:
                 _resume(run, cfg.resume)
-            except BaseException:
-                run.selfplay.close()
-                raise
-        reporter = Reporter(
-            run.run_dir, cfg, first_iteration=run.counters["iteration"], first_seconds=run.clock
-        )
+            reporter = Reporter(
+                run.run_dir, cfg, first_iteration=run.counters["iteration"], first_seconds=run.clock
+            )
+        except BaseException:
+            run.selfplay.close()
+            raise
         result = TrainResult(run_dir=run.run_dir, checkpoint=None, iterations=0)
         saved_at = run.counters["iteration"] if cfg.resume else -1
+        stop.defer()
         try:
             while (
                 run.counters["iteration"] < cfg.iterations
