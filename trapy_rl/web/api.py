@@ -5,7 +5,11 @@ origin cannot send without a preflight that this server never grants) with only 
 the route knows. A bad request gets a 4xx status and ``{"error": "<one line>"}``, never a
 traceback: 400 bad input or illegal move, 404 unknown game or route, 405 wrong method, 409 the
 game is busy or it is not the page's turn, 413 a body over `MAX_BODY_BYTES`, 415 not JSON. An
-agent that fails instead of moving gets 502 and one line; the game is as it was.
+agent that fails instead of moving gets 502 and one line; the game is as it was. A change is
+answered only once it is on disk: one the games file could not take gets 503 (the game is as
+it was, the log says why), any change while the file is served read-only 403; a game whose
+record cannot be read gets 410, and ``GET /api/games`` lists the others, naming it under
+``damaged`` (with ``read_only``).
 
 Routes (``{id}`` a game's id; ``node`` a position of its tree, ``ply`` of the line shown):
 
@@ -68,6 +72,7 @@ from trapy_rl.web.sessions import (
     UnknownGameError,
 )
 from trapy_rl.web.sgf import sgf_from_tree
+from trapy_rl.web.storage import DamagedGameError, ReadOnlyError, StorageError
 from trapy_rl.web.tree import GameTree
 
 __all__ = ["MAX_BODY_BYTES", "ApiError", "api_routes", "error_handlers"]
@@ -182,7 +187,10 @@ def api_routes(store: SessionStore) -> list[Route]:
         )
 
     async def games(request: Request) -> Response:
-        return JSONResponse({"games": await run_in_threadpool(store.games)})
+        listed = await run_in_threadpool(store.games)
+        # The games whose records cannot be read are the server's problem, named beside the rest.
+        damaged = [{"id": i, "error": why} for i, why in store.damaged().items()]
+        return JSONResponse({"games": listed, "read_only": store.read_only, "damaged": damaged})
 
     async def new_game(request: Request) -> Response:
         body = await read_body(request)
@@ -457,6 +465,20 @@ async def _bad_input(request: Request, error: Exception) -> Response:
     return _json_error(400, one_line(error))
 
 
+async def _not_saved(request: Request, error: Exception) -> Response:
+    """A write of the games file failed (logged where it failed): nothing was changed."""
+    return _json_error(503, one_line(error))
+
+
+async def _read_only(request: Request, error: Exception) -> Response:
+    return _json_error(403, one_line(error))
+
+
+async def _damaged(request: Request, error: Exception) -> Response:
+    """A record the file holds but cannot give back: the server's loss, not the request's."""
+    return _json_error(410, one_line(error))
+
+
 async def _http(request: Request, error: Exception) -> Response:
     assert isinstance(error, HTTPException)
     if error.status_code == 404:
@@ -475,6 +497,9 @@ def error_handlers() -> dict[Any, Callable[[Request, Exception], Awaitable[Respo
         ApiError: _api_error,
         BusyError: _busy,
         AgentFailedError: _agent_failed,
+        StorageError: _not_saved,
+        ReadOnlyError: _read_only,
+        DamagedGameError: _damaged,
         ValueError: _bad_input,
         OSError: _bad_input,
         HTTPException: _http,

@@ -31,12 +31,13 @@ from typing import Any
 
 from trapy_rl.agents import Agent, parse_agent
 from trapy_rl.agents.moves import checked_move
+from trapy_rl.errors import one_line
 from trapy_rl.eval.records import make_record
 from trapy_rl.frontend.human_game import HUMAN, takeback
 from trapy_rl.game.board import Board
 from trapy_rl.game.render import last_move_cell
 from trapy_rl.game.state import BLUE, YELLOW, GameState, IllegalMoveError
-from trapy_rl.web.storage import MEMORY, GameDatabase
+from trapy_rl.web.storage import MEMORY, GameDatabase, ReadOnlyError
 from trapy_rl.web.tree import ROOT, GameTree
 
 __all__ = [
@@ -191,21 +192,47 @@ class GameSession:
 
     # ------------------------------------------------------------------ changes
     @contextlib.contextmanager
-    def _changing(self) -> Iterator[None]:
-        """Hold the lock for a change, then save (only when the change succeeded)."""
+    def _changing(self, *, view: bool = False) -> Iterator[None]:
+        """Hold the lock for a change, then save (only when the change succeeded). A change
+        that fails, or whose save fails (`trapy_rl.web.storage.StorageError`, a file served
+        read-only), is undone: the game in memory is never one the file does not hold. Only
+        a ``view`` (the position shown, no move) is kept unsaved on a read-only file, so that
+        its games can be looked through."""
         if not self.lock.acquire(blocking=False):
             raise BusyError("the agent is thinking; wait for its move")
+        before = self._snapshot()
         try:
             yield
             self._state = self.tree.state(self.node)
             if self._on_change is not None:
-                self._on_change(self)
+                try:
+                    self._on_change(self)
+                except ReadOnlyError:
+                    if not view:
+                        raise
+        except BaseException:
+            self._restore(before)
+            raise
         finally:
             self.lock.release()
 
+    def _snapshot(self) -> tuple:
+        """What a change may touch, copied (the tree's lists are small: one entry a node)."""
+        tree = self.tree
+        return (
+            list(tree.parents), list(tree.actions), [list(c) for c in tree.children],
+            dict(tree.resigned), self.node, self._state, self.agent_spec, self.human,
+            self._agent,
+        )  # fmt: skip
+
+    def _restore(self, snapshot: tuple) -> None:
+        tree = self.tree
+        (tree.parents, tree.actions, tree.children, tree.resigned, self.node, self._state,
+         self.agent_spec, self.human, self._agent) = snapshot  # fmt: skip
+
     def goto(self, node: int) -> GameSession:
         """Show the position at ``node`` (where the next move is played)."""
-        with self._changing():
+        with self._changing(view=True):
             self.node = self.tree.check(node)
         return self
 
@@ -416,10 +443,15 @@ class SessionStore:
             if session is not None:
                 self._sessions.move_to_end(game_id)
                 return session
-        data = self.db.load(game_id)
+        data = self.db.load(game_id)  # DamagedGameError for a record that cannot be read
         if data is None:
             raise UnknownGameError(game_id)
-        session = GameSession.from_data(game_id, data, self.save)
+        try:
+            session = GameSession.from_data(game_id, data, self.save)
+        except (KeyError, TypeError, AttributeError, ValueError) as error:
+            raise self.db.report_damaged(
+                game_id, f"its game is not one: {one_line(error)}"
+            ) from None
         with self._lock:  # another request may have read it meanwhile: keep one
             session = self._sessions.setdefault(game_id, session)
         self._remember(session)
@@ -439,8 +471,17 @@ class SessionStore:
                     del self._sessions[old_id]
 
     def games(self, limit: int = 200) -> list[dict[str, Any]]:
-        """The most recently changed games first (`GameDatabase.list`)."""
+        """The most recently changed games first (`GameDatabase.list`), those that can be read."""
         return self.db.list(limit)
+
+    @property
+    def read_only(self) -> bool:
+        """Whether the games file is served read-only (no change is saved, so none is made)."""
+        return self.db.read_only
+
+    def damaged(self) -> dict[str, str]:
+        """id -> why, for the games whose records cannot be read (seen so far)."""
+        return dict(self.db.damaged)
 
     def close(self) -> None:
         """Cancel every search (at shutdown)."""
