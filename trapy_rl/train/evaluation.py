@@ -7,13 +7,19 @@ own; this module only picks what a training log shows.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from trapy_rl.agents import Agent, parse_agent
 from trapy_rl.analysis import draw_opening_map, net_values, opening_table
+from trapy_rl.errors import one_line
 from trapy_rl.eval import MatchResult, play_match
+from trapy_rl.eval.pool import load_pool
 from trapy_rl.game.board import Board
 
-__all__ = ["evaluate", "opening_values_figure"]
+if TYPE_CHECKING:
+    from trapy_rl.train.settings import TrainConfig
+
+__all__ = ["check_opponents", "evaluate", "opening_values_figure"]
 
 
 def evaluate(
@@ -48,6 +54,29 @@ def evaluate(
             progress=progress,
         )  # fmt: skip
     return results
+
+
+def check_opponents(cfg: TrainConfig) -> None:
+    """Build, once, every agent the run's matches will play (``eval.opponents`` when matches
+    are played, ``eval.final_opponents`` when closing matches are) and check a pool's
+    members, so that a bad spec or checkpoint is refused before the run starts.
+
+    Raises:
+        ValueError: naming the setting and the spec's problem.
+    """
+    board = Board(cfg.side)
+    used = {
+        "eval.opponents": cfg.eval.opponents if cfg.eval.every > 0 else (),
+        "eval.final_opponents": cfg.eval.final_opponents if cfg.eval.final_games > 0 else (),
+    }
+    for key, specs in used.items():
+        for spec in specs:
+            try:
+                parse_agent(spec, board=board, seed=0)
+            except ValueError as error:
+                raise ValueError(f"{key}: {one_line(error)}") from None
+    if cfg.eval.pool:  # the opponents must be the pool's members
+        load_pool(cfg.eval.pool, side=cfg.side).select(list(cfg.eval.opponents))
 
 
 def opening_values_figure(evaluator, board: Board, *, title: str | None = None):
