@@ -273,8 +273,10 @@ def _serve(app: Starlette, sock: socket.socket, args: Any, games: GameDatabase) 
     shown = f"[{args.host}]" if ":" in args.host else args.host
     port = sock.getsockname()[1]
     print(f"trapy-web: serving the board at http://{shown}:{port}/", flush=True)
-    kept = "served read-only: no game or move is saved" if args.read_only else "kept in"
-    print(f"trapy-web: games {kept} {args.db}", flush=True)
+    if args.read_only:
+        print(f"trapy-web: games read from {args.db}, read-only: no move is saved", flush=True)
+    else:
+        print(f"trapy-web: games kept in {args.db}", flush=True)
     if games.damaged:
         print(f"trapy-web: {len(games.damaged)} games cannot be read (damaged)", flush=True)
     if args.host not in LOOPBACK:

@@ -299,6 +299,10 @@ class GameDatabase:
             return self._refusal(f"is damaged ({error})", damaged=True, readable=False)
         if self.read_only:
             return GamesFileError(f"{self.path} cannot be read ({error})")
+        try:  # a file it cannot write may be damaged too: that comes first
+            GameDatabase(self.path, read_only=True, restore_hint=self._hint).close()
+        except GamesFileError as damaged:
+            return damaged
         return GamesFileError(
             f"{self.path} cannot be written ({error}); make the file and its folder writable, "
             "or serve it as it is with --read-only"
