@@ -234,11 +234,11 @@ def main(argv: list[str] | None = None) -> int:
         hint = f"trapy-web --db {shlex.quote(args.db)} --restore"
         games = _named(GameDatabase, args.db, read_only=args.read_only, restore_hint=hint)
         try:
-            sock = listen(args.host, args.port)
             agent, evaluator = default_specs(args.side)
             agent = agent if args.agent is None else args.agent.strip()
             evaluator = evaluator if args.evaluator is None else args.evaluator
             check_specs(agent, evaluator, args.side)
+            sock = listen(args.host, args.port)  # before any thread starts, or a line is printed
         except BaseException:
             games.close()
             raise
