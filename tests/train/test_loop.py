@@ -457,3 +457,10 @@ def test_onnxruntime_runs_train_in_process_and_in_workers_across_a_change_of_boa
         run = train(make_config(tmp_path / name, iterations=2, **options, **more))
         saved = load_checkpoint(run.checkpoint)
         assert saved["side"] == 4 and saved["learner"]["step"] > 0
+
+
+def test_a_bad_opponent_is_refused_before_the_run_even_without_matches(tmp_path, make_config):
+    cfg = make_config(tmp_path / "run", **{"eval.every": 0, "eval.final_games": 0})
+    with pytest.raises(ValueError, match=r"eval\.opponents: unknown agent spec 'bogus:1'"):
+        train(cfg.replace({"eval.opponents": ["bogus:1"]}))
+    assert not (tmp_path / "run").exists()  # nothing made

@@ -57,19 +57,17 @@ def evaluate(
 
 
 def check_opponents(cfg: TrainConfig) -> None:
-    """Build, once, every agent the run's matches will play (``eval.opponents`` when matches
-    are played, ``eval.final_opponents`` when closing matches are) and check a pool's
-    members, so that a bad spec or checkpoint is refused before the run starts.
+    """Build, once, every agent the run's matches may play (``eval.opponents`` and
+    ``eval.final_opponents``, checked even where no match plays them: a spec given is a spec
+    meant) and check a pool's members, so that a bad spec or checkpoint is refused before the
+    run starts.
 
     Raises:
         ValueError: naming the setting and the spec's problem.
     """
     board = Board(cfg.side)
-    used = {
-        "eval.opponents": cfg.eval.opponents if cfg.eval.every > 0 else (),
-        "eval.final_opponents": cfg.eval.final_opponents if cfg.eval.final_games > 0 else (),
-    }
-    for key, specs in used.items():
+    given = {"eval.opponents": cfg.eval.opponents, "eval.final_opponents": cfg.eval.final_opponents}
+    for key, specs in given.items():
         for spec in specs:
             try:
                 parse_agent(spec, board=board, seed=0)

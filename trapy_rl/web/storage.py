@@ -248,19 +248,15 @@ class GameDatabase:
             raise self._refusal(f"is damaged ({problems[0]})", damaged=True, readable=False)
         self.damaged = self._unreadable_records()
         if self.damaged and not self.read_only:
-            game, reason = next(iter(self.damaged.items()))
-            total = db.execute("SELECT count(*) FROM games").fetchone()[0]
-            raise self._refusal(
-                f"has {len(self.damaged)} of {total} games that cannot be read "
-                f"(game {game}: {reason})",
-                damaged=True,
-            )
-        if self.damaged:
-            log.warning(
-                "%s: %d games cannot be read (the file is damaged); the others are served",
-                self.path,
-                len(self.damaged),
-            )
+            raise self._damaged_refusal()
+
+    def _damaged_refusal(self) -> GamesFileError:
+        game, reason = next(iter(self.damaged.items()))
+        total = self._db.execute("SELECT count(*) FROM games").fetchone()[0]
+        return self._refusal(
+            f"has {len(self.damaged)} of {total} games that cannot be read (game {game}: {reason})",
+            damaged=True,
+        )
 
     def _check_length(self) -> None:
         """A file shorter than its header's page count, with no write-ahead log to hold the
@@ -300,9 +296,14 @@ class GameDatabase:
         if self.read_only:
             return GamesFileError(f"{self.path} cannot be read ({error})")
         try:  # a file it cannot write may be damaged too: that comes first
-            GameDatabase(self.path, read_only=True, restore_hint=self._hint).close()
+            probe = GameDatabase(self.path, read_only=True, restore_hint=self._hint)
         except GamesFileError as damaged:
             return damaged
+        try:
+            if probe.damaged:
+                return probe._damaged_refusal()
+        finally:
+            probe.close()
         return GamesFileError(
             f"{self.path} cannot be written ({error}); make the file and its folder writable, "
             "or serve it as it is with --read-only"
