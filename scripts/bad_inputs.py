@@ -7,17 +7,23 @@ refused in exactly one line.
     python scripts/bad_inputs.py --files-only --checkpoints A.pt   # the files alone
 
 Each case runs as its own process with its address space capped (``--memory-gb``, 2 by
-default), its stdin empty, a time limit (``--timeout``); a case is *refused in one line* when
-the command exits non-zero within the limit, writes exactly one line to stderr, and that line
-is the command's own (``<prog>: ...``), with no traceback. The table gives each case's exit
-code, its peak resident memory (MiB) and its line; the last line, the count.
+default), its stdin empty, a time limit (``--timeout``), in a folder of its own; a case is
+*refused in one line* when the command exits non-zero within the limit, writes exactly one
+line to stderr, that line the command's own (``<prog>: ...``), with no traceback, and has done
+no work first: nothing on stdout (no plan line, no bar) and no run folder made. The games-file
+cases of ``trapy-web`` find their files (empty, truncated, damaged, read-only: `GAMES_FILES`)
+made in that folder. The table gives each case's exit code, its peak resident memory (MiB)
+and its line; the last line, the count.
 """
 
 from __future__ import annotations
 
 import argparse
+import ctypes
 import os
 import resource
+import socket
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -126,6 +132,27 @@ SETTINGS: list[tuple[str, list[str]]] = [
     ("trapy-export", []),
     ("trapy-web", ["--side", "1000"]),
     ("trapy-web", ["--agent", "wizard"]),
+    # agents, checkpoints and settings a command only used once it had started
+    ("trapy-train", ["eval.opponents=[bogus:1]"]),
+    ("trapy-train", ["eval.final_opponents=[wizard]"]),
+    ("trapy-eval", ["agents=[random]", "baselines=[wizard]", "side=3", "games=2"]),
+    # node budgets and usage errors of trapy-solve
+    ("trapy-solve", ["--max-nodes", "inf"]),
+    ("trapy-solve", ["--max-nodes", "nan"]),
+    ("trapy-solve", ["--max-nodes", "1e400"]),
+    ("trapy-solve", ["--max-nodes", str(2**63)]),
+    ("trapy-solve", ["--side", "abc"]),
+    ("trapy-solve", ["--method", "guess"]),
+    # trapy-web: its games file (made by `GAMES_FILES` in the case's folder), its options
+    ("trapy-web", ["--db", "empty.sqlite"]),
+    ("trapy-web", ["--db", "truncated.sqlite"]),
+    ("trapy-web", ["--db", "damaged.sqlite"]),
+    ("trapy-web", ["--db", "readonly.sqlite"]),
+    ("trapy-web", ["--db", "notes.sqlite"]),
+    ("trapy-web", ["--db", "/etc/hostname/games.sqlite"]),
+    ("trapy-web", ["--db", "missing.sqlite", "--read-only"]),
+    ("trapy-web", ["--db", "missing.sqlite", "--restore"]),
+    ("trapy-web", ["--port", "BUSY"]),
 ]
 
 # Each consumer of a checkpoint file and its arguments (side 4).
@@ -141,20 +168,65 @@ CONSUMERS = {
 }  # fmt: skip
 
 
+def make_games_files(folder: Path) -> None:
+    """The games files of the ``trapy-web`` cases, in ``folder``: ``empty.sqlite`` (0 bytes),
+    ``truncated.sqlite`` (cut mid-page, its copy beside it), ``damaged.sqlite`` (one record's
+    text overwritten: SQLite's own checks pass), ``readonly.sqlite`` (mode 0444, its folder
+    too, as the case runs without root's permission override) and ``notes.sqlite``
+    (another program's)."""
+    from trapy_rl.web.sessions import SessionStore
+    from trapy_rl.web.storage import GameDatabase
+
+    (folder / "empty.sqlite").write_bytes(b"")
+    for name in ("truncated", "damaged", "readonly"):
+        store = SessionStore(GameDatabase(folder / f"{name}.sqlite"))
+        for _ in range(40):
+            store.create(side=4, human=None).play("a1")
+        store.db.close()
+    with (folder / "truncated.sqlite").open("rb+") as handle:
+        handle.truncate(4096 + 1000)
+    damaged = bytearray((folder / "damaged.sqlite").read_bytes())
+    at = damaged.index(b'"tree"')
+    damaged[at : at + 6] = bytes(6)
+    (folder / "damaged.sqlite").write_bytes(bytes(damaged))
+    (folder / "readonly.sqlite").chmod(0o444)
+    with sqlite3.connect(folder / "notes.sqlite") as db:
+        db.execute("CREATE TABLE notes (text TEXT)")
+
+
+def _without_permission_override() -> None:
+    """As root, give up CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH (the bounding set, before
+    exec): a read-only file is then read-only to the command too."""
+    if os.geteuid() == 0:
+        libc = ctypes.CDLL(None, use_errno=True)
+        for capability in (1, 2):
+            libc.prctl(24, capability, 0, 0, 0)  # PR_CAPBSET_DROP
+
+
 def run_case(prog: str, args: list[str], *, limit: int, timeout: float, folder: Path) -> dict:
-    """Run ``prog args`` under the address-space ``limit``: exit code, stderr, peak MiB."""
+    """Run ``prog args`` under the address-space ``limit``: exit code, stdout, stderr, peak
+    MiB, and whether it made its run folder."""
     hydra = ["hydra.run.dir=" + str(folder / "hydra")] if prog in _HYDRA else []
     code = f"import sys; from trapy_rl.launch import launch; sys.exit(launch({prog!r}))"
+    busy = None
+    if "BUSY" in args:  # a port another program listens on
+        busy = socket.socket()
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        args = [str(busy.getsockname()[1]) if a == "BUSY" else a for a in args]
+    if prog == "trapy-web" and "--db" not in args:
+        args = [*args, "--db", ":memory:"]
     argv = [sys.executable, "-c", code, *args, *hydra]
 
     def cap() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+        _without_permission_override()
 
     env = {key: value for key, value in os.environ.items() if key not in _DEBUG}
     env["OMP_NUM_THREADS"] = "1"
-    with (folder / "err").open("w+") as err:
+    with (folder / "err").open("w+") as err, (folder / "out").open("w+") as out:
         process = subprocess.Popen(
-            argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err,
+            argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
             preexec_fn=cap, cwd=folder, env=env,
         )  # fmt: skip
         started, timed_out = time.monotonic(), False
@@ -168,10 +240,15 @@ def run_case(prog: str, args: list[str], *, limit: int, timeout: float, folder: 
             time.sleep(0.05)
         process.returncode = os.waitstatus_to_exitcode(status)
         err.seek(0)
-        text = err.read()
+        out.seek(0)
+        text, printed = err.read(), out.read()
+    if busy is not None:
+        busy.close()
     return {
         "code": "timeout" if timed_out else process.returncode,
         "err": text,
+        "out": printed,
+        "folder_made": (folder / "hydra").exists(),
         "peak_mib": usage.ru_maxrss / 1024,
     }
 
@@ -187,6 +264,8 @@ def one_line_refusal(prog: str, result: dict) -> bool:
         and len(lines) == 1
         and lines[0].startswith(f"{prog}: ")
         and "Traceback" not in result["err"]
+        and result["out"] == ""  # no plan line or bar before it
+        and not result["folder_made"]
     )
 
 
@@ -209,10 +288,18 @@ def main(argv: list[str] | None = None) -> int:
         for number, (prog, case) in enumerate(cases):
             folder = Path(scratch) / str(number)
             folder.mkdir()
+            if prog == "trapy-web":
+                make_games_files(folder)
+                folder.chmod(0o555)  # nor can SQLite write beside the read-only file
             result = run_case(prog, case, limit=limit, timeout=args.timeout, folder=folder)
+            folder.chmod(0o755)
             ok = one_line_refusal(prog, result)
             refused += ok
             shown = " | ".join(result["err"].strip().splitlines()[-3:])[:220]
+            if result["out"]:
+                shown += f" [stdout: {result['out'].strip().splitlines()[0][:60]}]"
+            if result["folder_made"]:
+                shown += " [run folder made]"
             print(
                 f"{'ok ' if ok else 'BAD'} {prog} {' '.join(case)[:70]}: exit {result['code']}, "
                 f"{result['peak_mib']:.0f} MiB: {shown}",

@@ -56,6 +56,17 @@ def test_a_bug_keeps_its_traceback_and_debug_shows_user_errors_too(monkeypatch):
         ("eval.cli", ["gamez=3"], "trapy-eval: error: unknown setting 'gamez' (did you mean "
          "'games'?)"),
         ("analysis.cli", ["side=ten"], "trapy-openings: error: side must be an integer, got 'ten'"),
+        # agents and checkpoints: before any plan line, run folder or bar
+        ("train.cli", ["eval.opponents=[bogus:1]"], "trapy-train: error: eval.opponents: unknown "
+         "agent spec 'bogus:1'"),
+        ("train.cli", ["eval.final_opponents=['mcts:/no/such.pt:4']"], "trapy-train: error: "
+         "eval.final_opponents: /no/such.pt"),
+        ("eval.cli", ["agents=[random,wizard]", "side=3", "games=2"], "trapy-eval: error: "
+         "unknown agent spec 'wizard'"),
+        ("eval.cli", ["agents=[random,'mcts:/no/such.pt:4']", "side=4"], "trapy-eval: error: "
+         "/no/such.pt"),
+        ("eval.cli", ["agents=[random]", "baselines=[wizard]"], "trapy-eval: error: unknown "
+         "agent spec 'wizard'"),
     ],
 )  # fmt: skip
 def test_a_command_says_a_bad_setting_in_one_line(tmp_path, command, args, message):
@@ -69,8 +80,8 @@ def test_a_command_says_a_bad_setting_in_one_line(tmp_path, command, args, messa
     )
     assert done.returncode == EXIT_USER_ERROR, done.stderr
     assert done.stderr.startswith(message) and done.stderr.count("\n") == 1, done.stderr
-    if not any(arg.startswith("resume=") for arg in args):  # read once the run starts
-        assert not (tmp_path / ".hydra").exists()  # refused before Hydra wrote its run folder
+    assert done.stdout == "", done.stdout  # no plan line, no bar before the refusal
+    assert not (tmp_path / ".hydra").exists()  # refused before Hydra wrote its run folder
 
 
 def test_an_option_mistake_of_the_front_ends_is_one_line(capsys):

@@ -1,4 +1,5 @@
-"""Ctrl-C at any moment of a command, start-up and shutdown included: exit 130, one line."""
+"""Ctrl-C and SIGTERM at any moment of a command, start-up and shutdown included: exit 130 or
+143, one line."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from trapy_rl.errors import EXIT_INTERRUPTED
+from trapy_rl.errors import EXIT_INTERRUPTED, EXIT_TERMINATED
 from trapy_rl.launch import COMMANDS, launch
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -23,21 +24,23 @@ def _as_from_a_terminal() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
-# Commands whose module sends the process SIGINT at one moment of its life.
+# Commands whose module sends the process a signal (SIGNAL) at one moment of its life.
 MODULES = {
     "during_import": "import os, signal, time\n"
-    "os.kill(os.getpid(), signal.SIGINT)\ntime.sleep(5)\ndef main(): return 0\n",
+    "os.kill(os.getpid(), signal.SIGNAL)\ntime.sleep(5)\ndef main(): return 0\n",
     "during_main": "import os, signal, time\n"
-    "def main():\n    os.kill(os.getpid(), signal.SIGINT)\n    time.sleep(5)\n",
+    "def main():\n    os.kill(os.getpid(), signal.SIGNAL)\n    time.sleep(5)\n",
     "during_shutdown": "import atexit, os, signal, time\n"
-    "def bye():\n    os.kill(os.getpid(), signal.SIGINT)\n    time.sleep(5)\n"
+    "def bye():\n    os.kill(os.getpid(), signal.SIGNAL)\n    time.sleep(5)\n"
     "def main():\n    print('done', flush=True)\n    atexit.register(bye)\n    return 0\n",
 }
+ENDINGS = {"SIGINT": (EXIT_INTERRUPTED, "interrupted"), "SIGTERM": (EXIT_TERMINATED, "terminated")}
 
 
+@pytest.mark.parametrize("signame", sorted(ENDINGS))
 @pytest.mark.parametrize("moment", sorted(MODULES))
-def test_ctrl_c_at_any_moment_exits_130_with_one_line(tmp_path, moment):
-    (tmp_path / f"{moment}.py").write_text(MODULES[moment])
+def test_a_signal_at_any_moment_exits_130_or_143_with_one_line(tmp_path, moment, signame):
+    (tmp_path / f"{moment}.py").write_text(MODULES[moment].replace("SIGNAL", signame))
     code = (
         "import sys; from trapy_rl import launch; "
         f"launch.COMMANDS['prog'] = {moment!r}; sys.exit(launch.launch('prog'))"
@@ -53,8 +56,9 @@ def test_ctrl_c_at_any_moment_exits_130_with_one_line(tmp_path, moment):
         timeout=60,
         preexec_fn=_as_from_a_terminal,
     )
-    assert done.returncode == EXIT_INTERRUPTED, done
-    assert done.stderr == "prog: interrupted\n", done.stderr
+    code, word = ENDINGS[signame]
+    assert done.returncode == code, done
+    assert done.stderr == f"prog: {word}\n", done.stderr
 
 
 def test_every_console_script_runs_through_the_launcher(monkeypatch):
@@ -81,9 +85,11 @@ def test_the_launcher_returns_the_command_exit_code(monkeypatch, tmp_path):
         assert launch("seven") == 7
     finally:
         signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
-def test_trapy_train_interrupted_while_it_starts_exits_130_without_a_traceback(tmp_path):
+@pytest.mark.parametrize("signame", sorted(ENDINGS))
+def test_trapy_train_stopped_while_it_starts_exits_130_or_143_with_one_line(tmp_path, signame):
     code = "import sys; from trapy_rl.launch import train; sys.argv[0] = 'trapy-train'; "
     code += "sys.exit(train())"
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
@@ -97,13 +103,13 @@ def test_trapy_train_interrupted_while_it_starts_exits_130_without_a_traceback(t
         preexec_fn=_as_from_a_terminal,
     )
     time.sleep(1.5)  # past the package's own import: torch, Hydra and the command's modules
-    process.send_signal(signal.SIGINT)
+    process.send_signal(getattr(signal, signame))
     out, err = process.communicate(timeout=120)
-    assert process.returncode == EXIT_INTERRUPTED, (out, err)
+    exit_code, word = ENDINGS[signame]
+    assert process.returncode == exit_code, (out, err)
     assert "Traceback" not in err + out, err
-    assert err.strip().splitlines()[-1].startswith("trapy-train: interrupted") or (
-        "stopped by SIGINT" in out
-    ), (out, err)
+    # Before the run's first iteration nothing is worth saving: one line, nothing else.
+    assert err == f"trapy-train: {word}\n" and out == "", (out, err)
 
 
 def test_a_command_started_with_sigint_ignored_keeps_ignoring_it(tmp_path):

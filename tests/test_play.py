@@ -7,6 +7,7 @@ import io
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 
@@ -105,6 +106,26 @@ def test_end_of_input_quits() -> None:
     state, script, text = play(["b2"])
     assert not state.is_over and "Game left unfinished." in text
     assert len(script.prompts) == 2
+
+
+def test_ctrl_c_mid_game_is_an_interrupt_not_a_quit(tmp_path) -> None:
+    """trapy-play stopped by Ctrl-C at its prompt exits 130 with one line, and records nothing."""
+    record = tmp_path / "g.jsonl"
+    process = subprocess.Popen(
+        [sys.executable, "-c", "import sys; from trapy_rl.launch import play; sys.exit(play())",
+         "random", "--side", "3", "--record", str(record)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )  # fmt: skip
+    prompt = b""
+    while not prompt.endswith(b"> "):  # the game has started: the first prompt is shown
+        byte = process.stdout.read(1)
+        assert byte, process.stderr.read()
+        prompt += byte
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 130 and err == b"trapy-play: interrupted\n", (out, err)
+    assert not record.exists()
 
 
 def test_the_board_is_drawn_before_each_of_the_persons_moves() -> None:

@@ -142,12 +142,16 @@ _HYDRA_OWN_FLAGS = (
 )  # fmt: skip
 
 
-def check_command_line(command: str, settings: type[Settings], argv: Sequence[str]) -> None:
+def check_command_line(
+    command: str, settings: type[Settings], argv: Sequence[str]
+) -> Settings | None:
     """Compose ``configs/<command>.yaml`` with the overrides of the command line ``argv`` (the
     arguments after the program's name) and build its ``settings``, as Hydra's main is about
-    to: a mistake becomes one ValueError line here, before Hydra prints its own many lines.
+    to: a mistake becomes one ValueError line here, before Hydra prints its own many lines or
+    makes its run folder. Returns the settings, for the command's own checks before then.
 
-    A command line with a sweep (``--multirun``), help or another config is left to Hydra.
+    A command line with a sweep (``--multirun``), help or another config is left to Hydra
+    (None).
 
     Raises:
         ValueError: one line naming the key and what is allowed.
@@ -163,8 +167,8 @@ def check_command_line(command: str, settings: type[Settings], argv: Sequence[st
     parser.error = refuse
     args = parser.parse_args(list(argv))
     if any(getattr(args, flag, None) for flag in _HYDRA_OWN_FLAGS):
-        return
-    compose_settings(command, settings, args.overrides)
+        return None
+    return compose_settings(command, settings, args.overrides)
 
 
 def composition_error(

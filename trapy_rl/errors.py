@@ -7,8 +7,9 @@ key, file or cell, and the file system raises ``OSError`` (a missing folder, a f
 command line runs its work inside `reported`: those become the one line ``<prog>: error:
 <message>`` on stderr and a non-zero exit; any other exception is a bug in the toolkit and keeps
 its traceback. ``HYDRA_FULL_ERROR=1`` or ``TRAPY_DEBUG=1`` shows the traceback of any error.
-Ctrl-C exits with `EXIT_INTERRUPTED` and the line ``<prog>: interrupted``, at any moment from
-start-up on (`trapy_rl.launch` runs every command).
+Ctrl-C exits with `EXIT_INTERRUPTED` and the line ``<prog>: interrupted``, SIGTERM with
+`EXIT_TERMINATED` and ``<prog>: terminated``, at any moment from start-up on
+(`trapy_rl.launch` runs every command, and turns SIGTERM into `Terminated`).
 
 An optional interface used without its package raises `MissingExtraError`, a
 ``ModuleNotFoundError`` that is also a ``ValueError``, so that it too is one line naming the
@@ -30,15 +31,22 @@ from typing import NoReturn
 __all__ = [
     "EXIT_INTERRUPTED",
     "EXIT_OS_ERROR",
+    "EXIT_TERMINATED",
     "EXIT_USER_ERROR",
     "ArgumentParser",
     "MissingExtraError",
+    "Terminated",
     "one_line",
     "reported",
 ]
 
-EXIT_USER_ERROR, EXIT_OS_ERROR, EXIT_INTERRUPTED = 2, 1, 130
+EXIT_USER_ERROR, EXIT_OS_ERROR, EXIT_INTERRUPTED, EXIT_TERMINATED = 2, 1, 130, 143
 _DEBUG_VARIABLES = ("HYDRA_FULL_ERROR", "TRAPY_DEBUG")
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (a scheduler, ``docker stop``, ``kill``): a KeyboardInterrupt, so that whatever
+    stops cleanly on Ctrl-C stops so on it too, that exits with `EXIT_TERMINATED`."""
 
 
 class MissingExtraError(ModuleNotFoundError, ValueError):
@@ -84,16 +92,20 @@ def reported(prog: str) -> Iterator[None]:
 
     ``ValueError`` exits with `EXIT_USER_ERROR`, ``OSError`` and ``MemoryError`` (the
     machine's limit, met below the toolkit's own caps) with `EXIT_OS_ERROR`, Ctrl-C
-    (KeyboardInterrupt) with `EXIT_INTERRUPTED`. With ``HYDRA_FULL_ERROR=1`` or
+    (KeyboardInterrupt) with `EXIT_INTERRUPTED`, SIGTERM (`Terminated`) with
+    `EXIT_TERMINATED`. With ``HYDRA_FULL_ERROR=1`` or
     ``TRAPY_DEBUG=1`` in the environment the exception propagates with its traceback.
     """
     try:
         yield
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as stop:
         if _debugging():
             raise
-        print(f"{prog}: interrupted", file=sys.stderr, flush=True)
-        raise SystemExit(EXIT_INTERRUPTED) from None
+        terminated = isinstance(stop, Terminated)
+        print(
+            f"{prog}: {'terminated' if terminated else 'interrupted'}", file=sys.stderr, flush=True
+        )
+        raise SystemExit(EXIT_TERMINATED if terminated else EXIT_INTERRUPTED) from None
     except (ValueError, OSError, MemoryError) as error:
         if _debugging():
             raise

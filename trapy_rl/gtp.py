@@ -18,7 +18,7 @@ import re
 import sys
 from typing import BinaryIO, TextIO
 
-from trapy_rl.errors import ArgumentParser
+from trapy_rl.errors import EXIT_INTERRUPTED, EXIT_TERMINATED, ArgumentParser, Terminated
 from trapy_rl.frontend.gtp_engine import MAX_LINE, GtpEngine, preprocess
 
 __all__ = ["GtpEngine", "main", "serve"]
@@ -85,8 +85,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.exit(2, f"{parser.prog}: error: {error} ({parser.prog} --help lists the specs)\n")
     try:
         serve(engine, sys.stdin.buffer, sys.stdout.buffer)
-    except KeyboardInterrupt:
-        return 130
+    except KeyboardInterrupt as stop:  # Ctrl-C, or SIGTERM (Terminated)
+        return EXIT_TERMINATED if isinstance(stop, Terminated) else EXIT_INTERRUPTED
     except BrokenPipeError:
         # The controller went away; point stdout at nothing so the exit flush stays quiet.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

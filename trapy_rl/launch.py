@@ -1,15 +1,18 @@
-"""Where every command starts: Ctrl-C is one line and exit 130 from the first moment on.
+"""Where every command starts: Ctrl-C and SIGTERM are one line and exit 130 or 143 from the
+first moment on.
 
 The console scripts of ``pyproject.toml`` point here (``trapy-train = "trapy_rl.launch:train"``,
 ...). A command's module imports torch, Hydra and the rest, seconds in which Python would answer
-Ctrl-C with a traceback of the import in progress; the launcher catches SIGINT before it imports
-the command, so that an interrupt during start-up, while the command runs or while the
-interpreter shuts down prints ``<prog>: interrupted`` and exits with 130, nothing else.
+Ctrl-C with a traceback of the import in progress, and SIGTERM by dying without a word; the
+launcher catches both before it imports the command, so that a signal during start-up, while
+the command runs or while the interpreter shuts down prints ``<prog>: interrupted`` (SIGINT,
+exit 130) or ``<prog>: terminated`` (SIGTERM, exit 143), nothing else.
 
-While the command runs, Ctrl-C is Python's usual KeyboardInterrupt (the training loop turns
-it into a checkpoint at the end of the iteration, `trapy_rl.train.interrupt`); one that
-reaches the launcher is reported by `trapy_rl.errors.reported`. Only the package's own import,
-before this module runs (about a quarter of a second), is outside its reach.
+While the command runs, Ctrl-C is Python's usual KeyboardInterrupt and SIGTERM raises
+`trapy_rl.errors.Terminated`, a KeyboardInterrupt too (the training loop turns either into a
+checkpoint at the end of the iteration, `trapy_rl.train.interrupt`); one that reaches the
+launcher is reported by `trapy_rl.errors.reported`. Only the package's own import, before this
+module runs (about a quarter of a second), is outside its reach.
 """
 
 from __future__ import annotations
@@ -23,9 +26,9 @@ from collections.abc import Callable
 from types import FrameType
 from typing import Any
 
-from trapy_rl.errors import EXIT_INTERRUPTED, reported
+from trapy_rl.errors import EXIT_INTERRUPTED, EXIT_TERMINATED, Terminated, reported
 
-__all__ = ["COMMANDS", "launch"]
+__all__ = ["COMMANDS", "launch", "raise_terminated"]
 
 COMMANDS = {
     "trapy-train": "trapy_rl.train.cli",
@@ -41,38 +44,55 @@ COMMANDS = {
 
 
 def _leave(prog: str, signum: int, frame: FrameType | None) -> None:
-    """SIGINT outside the command's own handling: say so and exit at once (nothing is half
-    done: the command has not started, or has finished)."""
+    """SIGINT or SIGTERM outside the command's own handling: say so and exit at once (nothing
+    is half done: the command has not started, or has finished). ``os._exit``: no thread of
+    a library half-way through its start is waited for or torn down under it."""
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
         except (OSError, ValueError, RuntimeError):  # closed, or a write interrupted mid-way
             pass
-    os.write(2, f"{prog}: interrupted\n".encode())
-    os._exit(EXIT_INTERRUPTED)
+    word, code = _ENDINGS[signum]
+    os.write(2, f"{prog}: {word}\n".encode())
+    os._exit(code)
+
+
+_ENDINGS = {
+    signal.SIGINT: ("interrupted", EXIT_INTERRUPTED),
+    signal.SIGTERM: ("terminated", EXIT_TERMINATED),
+}
+
+
+def raise_terminated(signum: int, frame: FrameType | None) -> None:
+    """SIGTERM's handler while a command runs: `Terminated`, Ctrl-C's KeyboardInterrupt's kin."""
+    raise Terminated
 
 
 def launch(prog: str) -> int | None:
-    """Run the command ``prog`` (a key of `COMMANDS`) with Ctrl-C handled from start-up on.
+    """Run the command ``prog`` (a key of `COMMANDS`) with Ctrl-C and SIGTERM handled from
+    start-up on.
 
     Returns what the command's ``main()`` returns: its exit code, or None.
     """
     quiet_exit = functools.partial(_leave, prog)
-    # A process started with SIGINT ignored (a background job of a script) keeps it so.
-    ignored = signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    # A process started with a signal ignored (SIGINT in a background job of a script) keeps it.
+    ignored = {s for s in _ENDINGS if signal.getsignal(s) is signal.SIG_IGN}
 
-    def on_sigint(handler: Callable[[int, FrameType | None], Any]) -> None:
-        if not ignored:
-            signal.signal(signal.SIGINT, handler)
+    def on(signum: int, handler: Callable[[int, FrameType | None], Any]) -> None:
+        if signum not in ignored:
+            signal.signal(signum, handler)
 
-    on_sigint(quiet_exit)
+    for signum in _ENDINGS:
+        on(signum, quiet_exit)
     main = importlib.import_module(COMMANDS[prog]).main
-    on_sigint(signal.default_int_handler)
+    on(signal.SIGINT, signal.default_int_handler)
+    on(signal.SIGTERM, raise_terminated)
     try:
         with reported(prog):
             return main()
     finally:
-        on_sigint(quiet_exit)  # shutdown: atexit handlers, threads
+        for signum in _ENDINGS:  # shutdown: atexit handlers, threads
+            on(signum, quiet_exit)
 
 
 def train() -> int | None:

@@ -112,8 +112,9 @@ def play_game(
         board: the board to play on.
         human: the person's player, 1 (blue, moves first) or 2 (yellow).
         input_fn: shows a prompt and returns the person's line (``input`` by default);
-            EOFError or KeyboardInterrupt from it count as ``quit``; UnicodeDecodeError, or
-            undecoded bytes passed on as surrogate escapes, as a line to type again.
+            EOFError from it counts as ``quit`` (KeyboardInterrupt, Ctrl-C, is passed on: the
+            command exits 130); UnicodeDecodeError, or undecoded bytes passed on as surrogate
+            escapes, as a line to type again.
         output: where the board and messages go (sys.stdout by default).
         colour: draw the stones in ANSI colours.
 
@@ -155,7 +156,7 @@ def play_game(
         while True:  # until the person does something that changes the game
             try:
                 line = input_fn(_prompt(state))
-            except (EOFError, KeyboardInterrupt):
+            except EOFError:
                 line = "quit"
             except UnicodeDecodeError:  # a strict decoder: this line is lost, the game goes on
                 say(UNREADABLE)

@@ -46,15 +46,30 @@ def test_lost_positions_and_the_empty_board(capsys) -> None:
         (["--side", "6", "b2"], "side 6 is not solved here: trapy-solve takes sides 2 to 5"),
         (["--side", "1"], "side 1 is not solved here"),
         (["--side", "5", "c3", "--max-nodes", "100"], "not proven within 100 positions"),
-        (["--max-nodes", "0"], "--max-nodes must be at least 1"),
+        (["--max-nodes", "0"], "--max-nodes must be"),
+        (["--max-nodes", "inf"], "--max-nodes must be"),
+        (["--max-nodes", "nan"], "--max-nodes must be"),
+        (["--max-nodes", "1e400"], "--max-nodes must be"),
+        (["--max-nodes", str(2**63)], "--max-nodes must be"),
+        (["--max-nodes", "2.5"], "--max-nodes must be"),
+        (["--max-nodes", "many"], "--max-nodes must be"),
+        (["--side", "abc"], "--side"),
+        (["--method", "guess"], "--method"),
     ],
 )
 def test_bad_input_is_one_line(capsys, argv: list[str], message: str) -> None:
     code, out, err = run(capsys, *argv)
     assert code == 2 and out == ""
-    first = err.splitlines()[0]
+    (first,) = err.splitlines()
     assert first.startswith("trapy-solve: error: ") and message in first, err
     assert "Traceback" not in err
+
+
+def test_a_budget_past_what_the_search_counts_is_refused_by_the_api() -> None:
+    state = GameState(Board(3))
+    for budget in (2**63, -1, 0):
+        with pytest.raises(ValueError, match="max_nodes"):
+            Solver(Board(3)).solve(state, max_nodes=budget)
 
 
 def test_runs_through_the_launcher() -> None:

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 import torch
 
+from trapy_rl.errors import Terminated
 from trapy_rl.train import load_checkpoint, load_network, train
 from trapy_rl.train.checkpoint import CheckpointError
 
@@ -131,6 +132,25 @@ def test_a_signal_stops_at_the_iteration_boundary_and_the_run_resumes_exactly(
     assert a["counters"] == b["counters"]
     for key in a["model"]["state"]:
         assert torch.equal(a["model"]["state"][key], b["model"]["state"][key]), key
+
+
+@pytest.mark.parametrize(
+    ("signum", "raised"), [(signal.SIGINT, KeyboardInterrupt), (signal.SIGTERM, Terminated)]
+)
+def test_a_signal_before_the_first_iteration_stops_at_once_saving_nothing(
+    tmp_path, make_config, monkeypatch, signum, raised
+):
+    from trapy_rl.train import loop
+
+    def signalled(board):  # the signal arrives while the run is being built
+        os.kill(os.getpid(), signum)
+        return ()
+
+    monkeypatch.setattr(loop, "load_starts", signalled)
+    with pytest.raises(raised):
+        train(make_config(tmp_path, iterations=2, **{"eval.every": 1}))
+    assert not list((tmp_path / "checkpoints").glob("*.pt"))
+    assert signal.getsignal(signum) is not None  # the handlers are given back
 
 
 def test_a_second_ctrl_c_stops_at_once_saving_nothing_half_done(tmp_path, make_config, monkeypatch):
@@ -449,3 +469,10 @@ def test_a_run_on_a_solved_side_logs_its_scores_against_the_truth(tmp_path, make
     assert all(0.0 <= evaluated[0][tag] <= 1.0 for tag in expected)
     off = train(cfg.replace({"eval.truth": False, "run_dir": str(tmp_path / "off")}))
     assert not any(k.startswith("truth/") for row in off.history for k in row)
+
+
+def test_a_bad_opponent_is_refused_before_the_run_even_without_matches(tmp_path, make_config):
+    cfg = make_config(tmp_path / "run", **{"eval.every": 0, "eval.final_games": 0})
+    with pytest.raises(ValueError, match=r"eval\.opponents: unknown agent spec 'bogus:1'"):
+        train(cfg.replace({"eval.opponents": ["bogus:1"]}))
+    assert not (tmp_path / "run").exists()  # nothing made

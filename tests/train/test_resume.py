@@ -10,6 +10,7 @@ import pytest
 import yaml
 from tiny import tiny_payload
 
+from trapy_rl.train import train
 from trapy_rl.train.checkpoint import save_checkpoint, write_run_checkpoint
 from trapy_rl.train.resume import changed_settings, flatten_settings, resumed_config
 from trapy_rl.train.settings import TrainConfig
@@ -111,3 +112,16 @@ def test_settings_newer_or_older_than_the_checkpoint(tmp_path):
     clash = given.replace({"curriculum.sides": [2], "curriculum.until_minutes": [1.0]})
     with pytest.raises(ValueError, match=r"its saved settings with this command's: .*until"):
         resumed_config(clash, {"resume", "curriculum.until_minutes"})
+
+
+def test_a_resume_with_nothing_to_do_says_so_and_writes_nothing(tmp_path, make_config):
+    first = train(make_config(tmp_path / "run", iterations=2))
+    config_file = first.run_dir / "config.yaml"
+    saved = config_file.read_bytes()
+    for changes in ({"iterations": 2}, {"iterations": 1}):
+        cfg = make_config(first.run_dir, resume=str(first.run_dir), **changes)
+        with pytest.raises(ValueError, match=r"nothing to do: it is at iteration 2 and iterat"):
+            train(cfg)
+    assert config_file.read_bytes() == saved  # the run's settings as they were
+    more = train(make_config(first.run_dir, resume=str(first.run_dir), iterations=3))
+    assert more.iterations == 3

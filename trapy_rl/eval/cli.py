@@ -49,7 +49,7 @@ from pathlib import Path
 import hydra
 from omegaconf import DictConfig
 
-from trapy_rl.agents.kinds import parse_agent
+from trapy_rl.agents import parse_agent
 from trapy_rl.agents.network import checkpoint_spec
 from trapy_rl.config import CONFIG_DIR, check_command_line, register_schema, settings_of
 from trapy_rl.errors import reported
@@ -74,7 +74,7 @@ from trapy_rl.eval.truth import TruthScore, score_agent, truth_sides
 from trapy_rl.game.board import MAX_SIDE, Board
 from trapy_rl.nn.device import check_device
 
-__all__ = ["COMMAND_MODES", "EvalCommandConfig", "evaluate", "main"]
+__all__ = ["COMMAND_MODES", "EvalCommandConfig", "check_agents", "evaluate", "main"]
 
 DEFAULT_SIDE = 10
 COMMAND_MODES = (*MODES, "benchmark", "truth")
@@ -213,8 +213,7 @@ def evaluate(cfg: DictConfig | EvalCommandConfig) -> TournamentResult | list[Tru
         import torch
 
         torch.set_num_threads(int(cfg.threads))
-    if not cfg.agents and not cfg.run:
-        raise ValueError("no agents: give agents=[...] and/or run=RUN_FOLDER")
+    check_agents(cfg)  # every agent before the plan is printed or a game played
     side, curve, x_label = _run_agents(cfg)
     board = Board(side)
     out = Path(cfg.out) if cfg.out else Path(_hydra_output_dir())
@@ -296,9 +295,32 @@ def evaluate(cfg: DictConfig | EvalCommandConfig) -> TournamentResult | list[Tru
     return result
 
 
-def _run_agents(cfg) -> tuple[int, list[tuple[str, float]], str]:
+def check_agents(cfg: EvalCommandConfig) -> None:
+    """Build, once, every agent the tournament will play: ``agents``, the run's chosen
+    checkpoints, and the baselines (the pool's members in mode benchmark), so that a bad spec
+    or checkpoint is refused in one line before any plan, folder or bar (the nets read here
+    are kept for the games, `trapy_rl.agents.network.load_evaluator`).
+
+    Raises:
+        ValueError: naming the problem (the spec, the file and the field).
+    """
+    if not cfg.agents and not cfg.run:
+        raise ValueError("no agents: give agents=[...] and/or run=RUN_FOLDER")
+    side, curve, _ = _run_agents(cfg, quiet=True)
+    board = Board(side)
+    specs = [*(str(spec) for spec in cfg.agents), *(spec for spec, _ in curve)]
+    if cfg.mode == "benchmark":
+        load_pool(cfg.pool, side=side).select(list(cfg.pool_members))
+    else:
+        specs += [str(spec) for spec in cfg.baselines]
+    for spec in dict.fromkeys(specs):
+        parse_agent(spec, board=board, seed=int(cfg.seed))
+
+
+def _run_agents(cfg, *, quiet: bool = False) -> tuple[int, list[tuple[str, float]], str]:
     """The board side, and the run's chosen checkpoints as (spec, x) with the x axis's label
-    (training minutes where every checkpoint records them, else gradient steps)."""
+    (training minutes where every checkpoint records them, else gradient steps); ``quiet``:
+    without the line on checkpoints left out."""
     side = cfg.side
     if not cfg.run:
         return (DEFAULT_SIDE if side is None else int(side)), [], "training step (gradient steps)"
@@ -330,11 +352,12 @@ def _run_agents(cfg) -> tuple[int, list[tuple[str, float]], str]:
             f"{other_sides}, not {own} (a curriculum's smaller boards)"
         )
     if others:
-        print(
-            f"rating the {len(checkpoints) - len(others)} checkpoints of side {own}; left out "
-            f"{len(others)} of sides {other_sides} (a curriculum's boards)",
-            flush=True,
-        )
+        if not quiet:
+            print(
+                f"rating the {len(checkpoints) - len(others)} checkpoints of side {own}; left out "
+                f"{len(others)} of sides {other_sides} (a curriculum's boards)",
+                flush=True,
+            )
         checkpoints = [c for c in checkpoints if c.side == own]
     timed = all(c.minutes is not None for c in checkpoints)
     curve = [
@@ -440,10 +463,12 @@ def _hydra_main(cfg: DictConfig) -> None:
 
 
 def main() -> None:
-    """``trapy-eval [OVERRIDES]``: the command line checked (one line for a mistake), then
-    Hydra's main: the output folder, then `evaluate`."""
+    """``trapy-eval [OVERRIDES]``: the command line and every agent checked (one line for a
+    mistake), then Hydra's main: the output folder, then `evaluate`."""
     with reported("trapy-eval"):
-        check_command_line("eval", EvalCommandConfig, sys.argv[1:])
+        config = check_command_line("eval", EvalCommandConfig, sys.argv[1:])
+        if config is not None:  # before Hydra makes the output folder
+            check_agents(config)
     _hydra_main()
 
 

@@ -4,8 +4,8 @@ A search of one game calls the engine on a handful of positions at a time, where
 more time entering its functions than computing: per simulation a random playout cost about a
 millisecond and replaying a path a few tenths (cProfile of ``uct:1000`` and
 ``mcts:pretrained:200`` on side 10, `benchmarks.profile_search`). These kernels do the same
-work in plain loops, compiled once (``cache=True`` keeps the machine code between runs).
-The numpy functions stay the reference they are tested against:
+work in plain loops, compiled once (`trapy_rl.game.compiled` keeps the machine code between
+runs). The numpy functions stay the reference they are tested against:
 
 - `random_fills` and `fill_winners`: random fillings and their winners (as
   `trapy_rl.game.fill.random_fill` then `full_board_winner`): the same distribution, from
@@ -24,11 +24,11 @@ from __future__ import annotations
 
 import functools
 
-import numba
 import numpy as np
 
 from trapy_rl.game.batch import BatchGame
 from trapy_rl.game.board import Board
+from trapy_rl.game.compiled import njit
 from trapy_rl.game.state import BLUE, EMPTY, YELLOW
 
 __all__ = [
@@ -39,7 +39,7 @@ __all__ = [
     "random_fills",
 ]
 
-_jit = functools.partial(numba.njit, cache=True, nogil=True)
+_jit = njit(nogil=True)
 
 
 @functools.cache

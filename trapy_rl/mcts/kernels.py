@@ -45,16 +45,16 @@ path (A + 1 bounds it).
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
+from trapy_rl.game.compiled import njit
 from trapy_rl.mcts.settings import VIRTUALS
 from trapy_rl.mcts.tree import NO_CHILD, PENDING, Tree
 
 __all__ = ["Descents", "descend", "expand_and_backup"]
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(nogil=True)
 def _select(node, children, priors, edge_visits, edge_q, edge_sums, node_visits, node_sums,
             virtual, base, c_puct, fpu_reduction, virtual_loss, scores):  # fmt: skip
     """The PUCT action at flat node ``node`` with the pending descents counted as virtual
@@ -92,7 +92,7 @@ def _select(node, children, priors, edge_visits, edge_q, edge_sums, node_visits,
     return best
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(nogil=True)
 def _descend(children, priors, edge_visits, edge_q, edge_sums, node_visits, node_sums, virtual,
              terminal, capacity, games, counts, root_actions, c_puct, fpu_reduction,
              virtual_loss, out_game, out_nodes, out_actions, out_depth, out_new,
@@ -213,7 +213,7 @@ def descend(
     return descents
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(nogil=True)
 def _expand_and_backup(children, priors, edge_visits, edge_q, edge_sums, node_visits, node_sums,
                        virtual, terminal, pending, parents, actions_from_parent, num_nodes,
                        stale_end, capacity, games, game, nodes, actions, depth, new, ended,

@@ -35,9 +35,9 @@ Shapes: K cells, A = K + 1 actions (action K is the swap).
 
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
 
+from trapy_rl.game.compiled import njit
 from trapy_rl.solve.connections import NUM_REGIONS, virtual_win
 from trapy_rl.solve.hsearch import (
     MAX_CELLS,
@@ -87,7 +87,7 @@ HSEARCH_STEPS = 1 << 14
 _ALL_CELLS = np.uint64(0xFFFFFFFFFFFFFFFF)
 
 
-@nb.njit(cache=True)
+@njit()
 def new_scratch(k):
     """The scratch arrays of `analyse` for a board of ``k`` cells."""
     return (
@@ -100,7 +100,7 @@ def new_scratch(k):
     )
 
 
-@nb.njit(cache=True)
+@njit()
 def label_groups(stones, nbr, reg, labels, gregs, gcols, stack):
     """Label every group of both colours; returns the number of groups.
 
@@ -142,7 +142,7 @@ def label_groups(stones, nbr, reg, labels, gregs, gcols, stack):
     return count
 
 
-@nb.njit(cache=True)
+@njit()
 def _threats_after(stones, colour, masks, y, stamp, nbr, win, labels, marks, found):
     """The threats of ``colour`` after a stone of theirs on ``y``, when they have none now.
 
@@ -179,7 +179,7 @@ def _threats_after(stones, colour, masks, y, stamp, nbr, win, labels, marks, fou
     return count
 
 
-@nb.njit(cache=True)
+@njit()
 def analyse(
     stones, mover, swap, nbr, reg, win, mir, wins_with, scratch, moves, forcing, info, deep,
     connections=GREEDY,
@@ -397,7 +397,7 @@ def analyse(
     return OPEN, count
 
 
-@nb.njit(cache=True)
+@njit()
 def _hopeful(stones, colour, masks, y, nbr, labels, near, wins_with):
     """Whether a stone of ``colour`` on ``y`` may make a threat: whether the mask of the group
     it makes wins with the mask of one of the cells next to that group (``y`` among them, whose
@@ -414,7 +414,7 @@ def _hopeful(stones, colour, masks, y, nbr, labels, near, wins_with):
     return (wins_with[masks[y]] & masks_near) != 0
 
 
-@nb.njit(cache=True)
+@njit()
 def _compact(moves, live, symmetric, mir):
     """Keep one cell of each mirror pair among ``moves[:live]`` when ``symmetric``."""
     count = 0

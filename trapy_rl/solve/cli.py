@@ -6,19 +6,19 @@
     trapy-solve --side 5 c3 --max-nodes 1e8
 
 Prints one line: who is to move, whether they win with perfect play and a winning move, and
-the proof's size. Bad input (an unknown cell, an illegal move, a side above `MAX_SIDE`, a
-position not proven within the node budget) is refused in one line.
+the proof's size. Bad input (an unknown cell, an illegal move, a side above `MAX_SIDE`, a node
+budget that is no whole number from 1 to 10^12, a position not proven within it, an option it
+does not know) is refused in one line.
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
 
-from trapy_rl.errors import reported
+from trapy_rl.errors import ArgumentParser, reported
 from trapy_rl.game.board import Board
 from trapy_rl.game.state import PLAYER_NAMES, GameState
-from trapy_rl.solve.solver import METHODS, Solver
+from trapy_rl.solve.solver import MAX_NODES, METHODS, Solver, check_node_budget
 
 __all__ = ["MAX_SIDE", "describe", "main"]
 
@@ -48,7 +48,7 @@ def describe(state: GameState, solver: Solver, *, max_nodes: int | None) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="trapy-solve",
         description="The exact value of a Trap Y position on a small board, and a winning move.",
     )
@@ -56,9 +56,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--side", type=int, default=4, help=f"board side, 2 to {MAX_SIDE}")
     parser.add_argument(
         "--max-nodes",
-        type=float,
-        default=DEFAULT_MAX_NODES,
-        help=f"give up after this many positions (default {DEFAULT_MAX_NODES:.0e})",
+        default=str(DEFAULT_MAX_NODES),
+        help=f"give up after this many positions, 1 to {MAX_NODES:.0e} "
+        f"(default {DEFAULT_MAX_NODES:.0e})",
     )
     parser.add_argument("--method", choices=METHODS, default="dfpn")
     args = parser.parse_args(argv)
@@ -67,8 +67,7 @@ def main(argv: list[str] | None = None) -> int:
             raise ValueError(
                 f"side {args.side} is not solved here: trapy-solve takes sides 2 to {MAX_SIDE}"
             )
-        if not args.max_nodes >= 1:
-            raise ValueError(f"--max-nodes must be at least 1, got {args.max_nodes:g}")
+        max_nodes = check_node_budget(_number(args.max_nodes), "--max-nodes", given=args.max_nodes)
         board = Board(args.side)
         state = GameState(board)
         for number, move in enumerate(args.moves, start=1):
@@ -78,8 +77,18 @@ def main(argv: list[str] | None = None) -> int:
                 raise ValueError(f"move {number}: {error}") from None
         bits = 20 if args.side <= 4 else 22
         solver = Solver(board, method=args.method, table_bits=bits)
-        print(describe(state, solver, max_nodes=int(args.max_nodes)))
+        print(describe(state, solver, max_nodes=max_nodes))
     return 0
+
+
+def _number(text: str) -> int | float | str:
+    """``text`` as the number it writes (``50000000``, ``1e8``), or itself when it is none."""
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
 
 
 if __name__ == "__main__":

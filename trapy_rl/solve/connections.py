@@ -22,15 +22,16 @@ Shapes: K cells, G <= K groups (labels from `trapy_rl.solve.analysis.label_group
 
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
+
+from trapy_rl.game.compiled import njit
 
 __all__ = ["NUM_REGIONS", "virtual_win"]
 
 NUM_REGIONS = 5
 
 
-@nb.njit(cache=True)
+@njit()
 def _find(parent, g):
     while parent[g] != g:
         parent[g] = parent[parent[g]]
@@ -38,7 +39,7 @@ def _find(parent, g):
     return g
 
 
-@nb.njit(cache=True)
+@njit()
 def _record(cells, i, j, e):
     """Note ``e`` as a carrier cell of ``cells[:, i, j]`` (the first two are kept)."""
     if cells[0, i, j] < 0:
@@ -47,7 +48,7 @@ def _record(cells, i, j, e):
         cells[1, i, j] = e
 
 
-@nb.njit(cache=True)
+@njit()
 def virtual_win(
     stones, colour, nbr, reg, win, labels, gregs, gcols, groups, rows, bridges, edges, carrier
 ):

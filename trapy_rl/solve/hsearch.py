@@ -64,9 +64,9 @@ Shapes: K cells (K <= 64), N = K + 5 endpoints.
 
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
 
+from trapy_rl.game.compiled import njit
 from trapy_rl.solve.connections import NUM_REGIONS
 
 __all__ = [
@@ -102,7 +102,7 @@ _ZERO = np.uint64(0)
 _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 
 
-@nb.njit(cache=True)
+@njit()
 def new_vc_scratch(k):
     """The scratch of `hsearch` for a board of ``k`` cells (see `hsearch` for the layout)."""
     n = k + NUM_REGIONS if k <= MAX_CELLS else 1  # larger boards never run H-search
@@ -121,7 +121,7 @@ def new_vc_scratch(k):
     )
 
 
-@nb.njit(cache=True)
+@njit()
 def winning_triples(win):
     """[5] int32: the region masks of three regions that win while no two of them do."""
     out = np.zeros(5, dtype=np.int32)
@@ -136,7 +136,7 @@ def winning_triples(win):
     return out[:n]
 
 
-@nb.njit(cache=True, inline="always")
+@njit(inline="always")
 def _add_full(full, counts, a, b, c):
     """Add full carrier ``c`` to pair (a, b) unless a subset is there; True when added."""
     n = counts[0, a, b]
@@ -164,7 +164,7 @@ def _add_full(full, counts, a, b, c):
     return True
 
 
-@nb.njit(cache=True, inline="always")
+@njit(inline="always")
 def _push(queue, qcar, state, a, b, c):
     """Queue a new full connection (dropped when the ring is full: fewer connections)."""
     head, tail = state[0], state[1]
@@ -175,14 +175,14 @@ def _push(queue, qcar, state, a, b, c):
     state[1] = tail + 1
 
 
-@nb.njit(cache=True, inline="always")
+@njit(inline="always")
 def _full(vcs, state, a, b, c):
     full, counts, queue, qcar = vcs[0], vcs[3], vcs[4], vcs[5]
     if _add_full(full, counts, a, b, c):
         _push(queue, qcar, state, a, b, c)
 
 
-@nb.njit(cache=True, inline="always")
+@njit(inline="always")
 def _semi(vcs, state, a, b, c, key):
     """Add semi carrier ``c`` (key ``key``) to pair (a, b), then try the OR rule with it."""
     full, semi, skey, counts = vcs[0], vcs[1], vcs[2], vcs[3]
@@ -229,7 +229,7 @@ def _semi(vcs, state, a, b, c, key):
                     _full(vcs, state, a, b, c | s1 | s2 | s3)
 
 
-@nb.njit(cache=True, inline="always")
+@njit(inline="always")
 def _mirror_semis(semi, skey, counts, a, b):
     n = counts[1, a, b]
     for i in range(n):
@@ -237,7 +237,7 @@ def _mirror_semis(semi, skey, counts, a, b):
     counts[1, b, a] = n
 
 
-@nb.njit(cache=True)
+@njit()
 def hsearch(stones, colour, nbr, reg, labels, vcs, max_steps):
     """Close ``colour``'s connections under the rules of the module docstring.
 
@@ -326,7 +326,7 @@ def hsearch(stones, colour, nbr, reg, labels, vcs, max_steps):
     return steps
 
 
-@nb.njit(cache=True)
+@njit()
 def _first_cell(c, bits):
     for x in range(bits.shape[0]):
         if (c & bits[x]) != _ZERO:
@@ -334,7 +334,7 @@ def _first_cell(c, bits):
     return -1
 
 
-@nb.njit(cache=True)
+@njit()
 def connection_wins(stones, colour, triples, vcs, first_semi):
     """Virtual and semi wins of ``colour`` from the connections `hsearch` left in ``vcs``.
 

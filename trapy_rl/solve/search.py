@@ -27,9 +27,9 @@ return. Shapes: K cells, A = K + 1 actions (action K is the swap), D = K + 2 dep
 
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
 
+from trapy_rl.game.compiled import njit
 from trapy_rl.solve.analysis import (
     INFO_SIZE,
     SWAP_LEGAL,
@@ -48,7 +48,7 @@ DFPN, ALPHABETA = 0, 1
 NODES, BUDGET, ABORTED, ERROR = 0, 1, 2, 3
 
 
-@nb.njit(cache=True)
+@njit()
 def _play(stones, mover, swap, action):
     """Apply ``action`` (mutating ``stones``); returns the child's (mover, swap, undo cell)."""
     k = stones.shape[0]
@@ -62,7 +62,7 @@ def _play(stones, mover, swap, action):
     return 3 - mover, SWAP_LEGAL if swap == SWAP_RULE else SWAP_NONE, action
 
 
-@nb.njit(cache=True)
+@njit()
 def _child_swap(swap, action, k):
     """The swap state after ``action``: offered after the first move, else gone."""
     if action != k and swap == SWAP_RULE:
@@ -70,7 +70,7 @@ def _child_swap(swap, action, k):
     return SWAP_NONE
 
 
-@nb.njit(cache=True)
+@njit()
 def _child_of(keys, action, k, mir, zob, out):
     """Keys of the child after ``action``: a placement, or the swap (the same view)."""
     if action == k:
@@ -80,7 +80,7 @@ def _child_of(keys, action, k, mir, zob, out):
         child_keys(keys, action, mir[action], zob, out)
 
 
-@nb.njit(cache=True)
+@njit()
 def _pop(stones, depth, movers, played, undo):
     """Leave the frame at ``depth``: take back the move that led to it; the parent's depth."""
     if depth > 0:
@@ -92,7 +92,7 @@ def _pop(stones, depth, movers, played, undo):
     return depth - 1
 
 
-@nb.njit(cache=True)
+@njit()
 def _dfpn(stones, mover, swap, eps, deep, connections, tables, bias, table, work, stats):
     """df-pn from the root until its numbers pass infinite thresholds or the budget is spent."""
     nbr, reg, win, mir, zob, wins_with = tables
@@ -185,7 +185,7 @@ def _dfpn(stones, mover, swap, eps, deep, connections, tables, bias, table, work
         enter = True
 
 
-@nb.njit(cache=True)
+@njit()
 def _alphabeta(stones, mover, swap, deep, connections, tables, bias, history, table, work, stats):
     """Win/loss alpha-beta from the root: 1 win, 0 loss, -1 budget spent (or error)."""
     mir, zob = tables[3], tables[4]
@@ -245,7 +245,7 @@ def _alphabeta(stones, mover, swap, deep, connections, tables, bias, history, ta
         depth += 1
 
 
-@nb.njit(cache=True)
+@njit()
 def _enter(
     stones, mover, swap, depth, deep, connections, tables, bias, history, table, work, stats
 ):
@@ -291,14 +291,14 @@ def _enter(
     return -2, count
 
 
-@nb.njit(cache=True)
+@njit()
 def _score(action, flag, depth, bias, history):
     """Alpha-beta's move order: forcing moves first, then the root's bias or the history."""
     base = -bias[action] if depth == 0 else history[action]
     return base + (np.int64(1) << 40) * flag
 
 
-@nb.njit(cache=True)
+@njit()
 def solve_root(
     stones, mover, swap, method, eps, deep, connections, tables, bias, history, table, stats
 ):

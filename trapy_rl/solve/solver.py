@@ -41,12 +41,14 @@ from trapy_rl.solve.table import lookup
 
 __all__ = [
     "CONNECTIONS",
+    "MAX_NODES",
     "METHODS",
     "Policy",
     "Solution",
     "SolveBudgetError",
     "Solver",
     "board_tables",
+    "check_node_budget",
     "swap_state",
 ]
 
@@ -55,10 +57,33 @@ CONNECTIONS = {"hsearch": HSEARCH, "greedy": GREEDY}
 """The virtual connections a search may use (`Solver`'s ``connections``)."""
 CHUNK_NODES = 1 << 18
 """df-pn's slice between two checks for Ctrl-C (about a second of search)."""
+MAX_NODES = 10**12
+"""The largest node budget: weeks of search, and well inside the int64 the search counts in."""
 
 Policy = Callable[[np.ndarray, int], np.ndarray]
 """``policy(stones [K] int8, to_move) -> [A] float``: higher scores are tried first at the root
 (a net's policy logits, say); only the order of the scores matters."""
+
+
+def check_node_budget(max_nodes: object, name: str = "max_nodes", given: str | None = None) -> int:
+    """``max_nodes`` as an int from 1 to `MAX_NODES`: an integer, or a float with an integer
+    value (``1e8``); ``name`` names it in the error, and ``given`` shows it (default: its
+    value).
+
+    Raises:
+        ValueError: for anything else (inf, nan, 1e400, 2**63, 2.5, a bool), naming ``name``.
+    """
+    value = max_nodes
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | np.integer)
+        or not (1 <= value <= MAX_NODES)
+    ):
+        shown = max_nodes if given is None else given
+        raise ValueError(f"{name} must be a whole number from 1 to {MAX_NODES:,}, got {shown}")
+    return int(value)
 
 
 class SolveBudgetError(ValueError):
@@ -223,7 +248,7 @@ class Solver:
     ) -> Solution:
         _load_compiled()
         stones8 = np.array(stones, dtype=np.int8)
-        budget = np.iinfo(np.int64).max if max_nodes is None else int(max_nodes)
+        budget = MAX_NODES if max_nodes is None else check_node_budget(max_nodes)
         stats = np.array([0, budget, 0, 0], dtype=np.int64)
         bias = self._root_bias(stones8, to_move)
         method = search.DFPN if self.method == "dfpn" else search.ALPHABETA
@@ -247,7 +272,7 @@ class Solver:
             raise AssertionError("the search met a position with no move and no winner")
         if value < 0:
             raise SolveBudgetError(
-                f"not proven within {max_nodes:,} positions ({seconds:.1f} s); "
+                f"not proven within {budget:,} positions ({seconds:.1f} s); "
                 "a larger budget or a smaller board is needed"
             )
         move = self._winning_move(stones8, to_move, swap) if value == 1 else None

@@ -19,8 +19,9 @@ by the mover, then with the roles exchanged, then both again for the mirror imag
 
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
+
+from trapy_rl.game.compiled import njit
 
 __all__ = [
     "BUCKET",
@@ -39,7 +40,7 @@ INF = np.int64(0xFFFFFFFF)
 BUCKET = 4
 
 
-@nb.njit(cache=True)
+@njit()
 def position_keys(stones, mover, swap, zob, mir, keys):
     """Fill ``keys`` [8] uint64 with the position's Zobrist keys, from scratch.
 
@@ -66,7 +67,7 @@ def position_keys(stones, mover, swap, zob, mir, keys):
         keys[7] ^= zob[3 - own, m]
 
 
-@nb.njit(cache=True)
+@njit()
 def swap_code(zob, swap):
     """The key code of a swap state (0 for none): a fixed mix of two stone codes."""
     if swap == 0:
@@ -76,7 +77,7 @@ def swap_code(zob, swap):
     return a, b
 
 
-@nb.njit(cache=True)
+@njit()
 def canonical(keys, zob, swap):
     """(key1, key2, mirrored): the smaller of the position's and its mirror image's keys."""
     a, b = swap_code(zob, swap)
@@ -87,7 +88,7 @@ def canonical(keys, zob, swap):
     return k1, k2, False
 
 
-@nb.njit(cache=True)
+@njit()
 def child_keys(keys, x, mx, zob, out):
     """The keys of the position after the mover places a stone on ``x`` (mirror ``mx``)."""
     # The child's mover is this node's opponent: its own view is this node's exchanged view.
@@ -101,7 +102,7 @@ def child_keys(keys, x, mx, zob, out):
     out[7] = keys[5] ^ zob[2, mx]
 
 
-@nb.njit(cache=True)
+@njit()
 def _find(table, k1, k2):
     """The slot holding (k1, k2), or -1."""
     tt_keys, tt_data, _ = table
@@ -114,7 +115,7 @@ def _find(table, k1, k2):
     return -1
 
 
-@nb.njit(cache=True)
+@njit()
 def _store(table, k1, k2, pn, dn, work, best):
     """Write an entry, over the same key, an empty slot or the slot of least work."""
     tt_keys, tt_data, tt_best = table
@@ -143,7 +144,7 @@ def _store(table, k1, k2, pn, dn, work, best):
     tt_best[victim] = best
 
 
-@nb.njit(cache=True)
+@njit()
 def save(table, keys, zob, mir, swap, pn, dn, work, best):
     """Store a node's numbers under its canonical key; ``best`` in the canonical frame."""
     k1, k2, mirrored = canonical(keys, zob, swap)
@@ -152,7 +153,7 @@ def save(table, keys, zob, mir, swap, pn, dn, work, best):
     _store(table, k1, k2, pn, dn, work, best)
 
 
-@nb.njit(cache=True)
+@njit()
 def probe(table, keys, zob, swap):
     """(pn, dn, slot) of a node from the table; (1, 1, -1) when it is not there."""
     k1, k2, _ = canonical(keys, zob, swap)
@@ -163,7 +164,7 @@ def probe(table, keys, zob, swap):
     return np.int64(data[slot, 0]), np.int64(data[slot, 1]), slot
 
 
-@nb.njit(cache=True)
+@njit()
 def lookup(stones, mover, swap, mir, zob, table):
     """(pn, dn, work, best action) of a position from the table; work 0 when absent.
 

@@ -24,6 +24,8 @@ from omegaconf import DictConfig, OmegaConf
 
 from trapy_rl.config import CONFIG_DIR, check_command_line, register_schema, settings_of
 from trapy_rl.errors import reported
+from trapy_rl.train.checkpoint import load_newest_valid
+from trapy_rl.train.evaluation import check_opponents
 from trapy_rl.train.loop import train
 from trapy_rl.train.resume import changed_settings, flatten_settings, resumed_config
 from trapy_rl.train.settings import TrainConfig
@@ -75,10 +77,15 @@ def _hydra_main(cfg: DictConfig) -> None:
 
 
 def main() -> None:
-    """``trapy-train [OVERRIDES]``: the command line checked (one line for a mistake), then
-    Hydra's main: the run folder, then `run`."""
+    """``trapy-train [OVERRIDES]``: the command line, the matches' opponents and the checkpoint
+    to resume checked (one line for a mistake), then Hydra's main: the run folder, then
+    `run`."""
     with reported("trapy-train"):
-        check_command_line("train", TrainConfig, sys.argv[1:])
+        config = check_command_line("train", TrainConfig, sys.argv[1:])
+        if config is not None:  # before Hydra makes the run folder
+            check_opponents(config)
+            if config.resume:  # a checkpoint that loads (read again when the run resumes)
+                load_newest_valid(config.resume)
     _hydra_main()
 
 

@@ -8,15 +8,21 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from trapy_rl.agents import Agent, parse_agent
 from trapy_rl.agents.network import NetworkPolicyAgent
 from trapy_rl.analysis import draw_opening_map, net_values, opening_table
+from trapy_rl.errors import one_line
 from trapy_rl.eval import MatchResult, play_match
+from trapy_rl.eval.pool import load_pool
 from trapy_rl.eval.truth import score_agent, truth_sides
 from trapy_rl.game.board import Board
 
-__all__ = ["evaluate", "opening_values_figure", "truth_metrics"]
+if TYPE_CHECKING:
+    from trapy_rl.train.settings import TrainConfig
+
+__all__ = ["check_opponents", "evaluate", "opening_values_figure", "truth_metrics"]
 
 
 def evaluate(
@@ -51,6 +57,27 @@ def evaluate(
             progress=progress,
         )  # fmt: skip
     return results
+
+
+def check_opponents(cfg: TrainConfig) -> None:
+    """Build, once, every agent the run's matches may play (``eval.opponents`` and
+    ``eval.final_opponents``, checked even where no match plays them: a spec given is a spec
+    meant) and check a pool's members, so that a bad spec or checkpoint is refused before the
+    run starts.
+
+    Raises:
+        ValueError: naming the setting and the spec's problem.
+    """
+    board = Board(cfg.side)
+    given = {"eval.opponents": cfg.eval.opponents, "eval.final_opponents": cfg.eval.final_opponents}
+    for key, specs in given.items():
+        for spec in specs:
+            try:
+                parse_agent(spec, board=board, seed=0)
+            except ValueError as error:
+                raise ValueError(f"{key}: {one_line(error)}") from None
+    if cfg.eval.pool:  # the opponents must be the pool's members
+        load_pool(cfg.eval.pool, side=cfg.side).select(list(cfg.eval.opponents))
 
 
 def opening_values_figure(evaluator, board: Board, *, title: str | None = None):

@@ -53,7 +53,12 @@ from trapy_rl.train.checkpoint import (
     set_rng_state,
     write_run_checkpoint,
 )
-from trapy_rl.train.evaluation import evaluate, opening_values_figure, truth_metrics
+from trapy_rl.train.evaluation import (
+    check_opponents,
+    evaluate,
+    opening_values_figure,
+    truth_metrics,
+)
 from trapy_rl.train.interrupt import StopRequest
 from trapy_rl.train.learner import Learner
 from trapy_rl.train.replay import ReplayBuffer
@@ -154,19 +159,23 @@ def train(cfg: TrainConfig) -> TrainResult:
     """Run (or resume) a training run; see the module docstring. Returns where it all went."""
     if not isinstance(cfg, TrainConfig):
         raise TypeError(f"train takes a TrainConfig, got {type(cfg).__name__}")
-    with StopRequest() as stop:  # from here on, a signal ends the run at a boundary
+    check_opponents(cfg)  # a bad spec is refused before the run folder is touched
+    with StopRequest() as stop:  # a signal stops at once until the loop starts, then at a boundary
         run = _build(cfg)
-        if cfg.resume:
-            try:
+        try:
+            if cfg.resume:
                 _resume(run, cfg.resume)
-            except BaseException:
-                run.selfplay.close()
-                raise
-        reporter = Reporter(
-            run.run_dir, cfg, first_iteration=run.counters["iteration"], first_seconds=run.clock
-        )
+                _check_work_left(run)
+            (run.run_dir / "config.yaml").write_text(_to_yaml(cfg.to_dict()))
+            reporter = Reporter(
+                run.run_dir, cfg, first_iteration=run.counters["iteration"], first_seconds=run.clock
+            )
+        except BaseException:
+            run.selfplay.close()
+            raise
         result = TrainResult(run_dir=run.run_dir, checkpoint=None, iterations=0)
         saved_at = run.counters["iteration"] if cfg.resume else -1
+        stop.defer()
         try:
             while (
                 run.counters["iteration"] < cfg.iterations
@@ -219,6 +228,24 @@ def train(cfg: TrainConfig) -> TrainResult:
     return result
 
 
+def _check_work_left(run: _Run) -> None:
+    """A resumed run with no iteration left to play (``iterations`` reached or the
+    ``minutes`` spent) and no closing matches to play again has nothing to do: refused,
+    saying so, before anything is written; with closing matches, say that they are all."""
+    cfg, iteration = run.cfg, run.counters["iteration"]
+    if iteration >= cfg.iterations:
+        where = f"it is at iteration {iteration} and iterations={cfg.iterations}"
+        more = f"give iterations= above {iteration}"
+    elif cfg.minutes > 0 and run.clock >= 60.0 * cfg.minutes:
+        where = f"its training clock is at {run.clock / 60:.1f} of minutes={cfg.minutes:g}"
+        more = f"give minutes= above {run.clock / 60:.1f}"
+    else:
+        return
+    if cfg.eval.final_games <= 0:
+        raise ValueError(f"resume={cfg.resume}: nothing to do: {where}; {more} to train on")
+    print(f"no iteration left to play ({where}): the closing matches only", flush=True)
+
+
 def _out_of_time(run: _Run) -> bool:
     """The run's budget (``minutes`` on the training clock, ``clock``) is spent."""
     if run.cfg.minutes > 0 and run.clock >= 60.0 * run.cfg.minutes:
@@ -229,13 +256,13 @@ def _out_of_time(run: _Run) -> bool:
 
 
 def _build(cfg: TrainConfig) -> _Run:
-    """The run folder (with its config.yaml), the seeds, the net and the pieces around it."""
+    """The run folder, the seeds, the net and the pieces around it (`train` writes the
+    folder's config.yaml once a resume has been checked)."""
     device = resolve_device(cfg.device)  # first: a device this machine lacks is one line
     run_dir = Path(cfg.run_dir or ".").resolve()
     (run_dir / CHECKPOINT_DIR).mkdir(parents=True, exist_ok=True)
     for leftover in remove_temporary_files(run_dir / CHECKPOINT_DIR):
         print(f"removed {leftover.name}, left by an interrupted save", flush=True)
-    (run_dir / "config.yaml").write_text(_to_yaml(cfg.to_dict()))
     if cfg.threads > 0:
         torch.set_num_threads(cfg.threads)
     random.seed(cfg.seed)

@@ -6,7 +6,10 @@ the route knows. A bad request gets a 4xx status and ``{"error": "<one line>"}``
 traceback: 400 bad input or illegal move, 404 unknown game or route, 405 wrong method, 409 the
 game is busy, it is not the page's turn, or the change names a version of the game that is no
 longer current, 413 a body over `MAX_BODY_BYTES`, 415 not JSON. An agent that fails instead of
-moving gets 502 and one line; the game is as it was.
+moving gets 502 and one line; the game is as it was. A change is answered only once it is on
+disk: one the games file could not take gets 503 (the game is as it was, the log says why), any
+change while the file is served read-only 403; a game whose record cannot be read gets 410, and
+``GET /api/games`` lists the others, naming it under ``damaged`` (with ``read_only``).
 
 Every change may name ``version``, the game's version it was made from (each change adds one;
 the page always names it): when another tab or window changed the game meanwhile, the change is
@@ -88,6 +91,7 @@ from trapy_rl.web.sessions import (
     UnknownGameError,
 )
 from trapy_rl.web.sgf import sgf_from_tree
+from trapy_rl.web.storage import DamagedGameError, ReadOnlyError, StorageError
 from trapy_rl.web.tree import GameTree
 
 __all__ = ["MAX_BODY_BYTES", "ApiError", "api_routes", "error_handlers"]
@@ -220,7 +224,10 @@ def api_routes(store: SessionStore, readiness: Readiness | None = None) -> list[
             raise ApiError(400, f"offset must be >= 0 and limit from 1 to {MAX_PAGE_SIZE}")
         listed = await run_in_threadpool(store.games, limit, offset)
         total = await run_in_threadpool(store.count)
-        return JSONResponse({"games": listed, "total": total, "offset": offset, "limit": limit})
+        # The games whose records cannot be read are the server's problem, named beside the rest.
+        damaged = [{"id": i, "error": why} for i, why in store.damaged().items()]
+        return JSONResponse({"games": listed, "total": total, "offset": offset, "limit": limit,
+                             "read_only": store.read_only, "damaged": damaged})  # fmt: skip
 
     async def new_game(request: Request) -> Response:
         body = await read_body(request)
@@ -562,6 +569,20 @@ async def _bad_input(request: Request, error: Exception) -> Response:
     return _json_error(400, one_line(error))
 
 
+async def _not_saved(request: Request, error: Exception) -> Response:
+    """A write of the games file failed (logged where it failed): nothing was changed."""
+    return _json_error(503, one_line(error))
+
+
+async def _read_only(request: Request, error: Exception) -> Response:
+    return _json_error(403, one_line(error))
+
+
+async def _damaged(request: Request, error: Exception) -> Response:
+    """A record the file holds but cannot give back: the server's loss, not the request's."""
+    return _json_error(410, one_line(error))
+
+
 async def _http(request: Request, error: Exception) -> Response:
     assert isinstance(error, HTTPException)
     if error.status_code == 404:
@@ -582,6 +603,9 @@ def error_handlers() -> dict[Any, Callable[[Request, Exception], Awaitable[Respo
         StaleError: _stale,
         AgentFailedError: _agent_failed,
         UnknownGameError: _unknown_game,
+        StorageError: _not_saved,
+        ReadOnlyError: _read_only,
+        DamagedGameError: _damaged,
         ValueError: _bad_input,
         OSError: _bad_input,
         HTTPException: _http,

@@ -34,12 +34,13 @@ from typing import Any
 
 from trapy_rl.agents import Agent, parse_agent
 from trapy_rl.agents.moves import checked_move
+from trapy_rl.errors import one_line
 from trapy_rl.eval.records import make_record
 from trapy_rl.frontend.human_game import HUMAN, takeback
 from trapy_rl.game.board import Board
 from trapy_rl.game.render import last_move_cell
 from trapy_rl.game.state import BLUE, YELLOW, GameState, IllegalMoveError
-from trapy_rl.web.storage import MEMORY, GameDatabase
+from trapy_rl.web.storage import MEMORY, GameDatabase, ReadOnlyError
 from trapy_rl.web.tree import ROOT, GameTree
 
 __all__ = [
@@ -206,9 +207,13 @@ class GameSession:
 
     # ------------------------------------------------------------------ changes
     @contextlib.contextmanager
-    def _changing(self, version: int | None = None) -> Iterator[None]:
+    def _changing(self, version: int | None = None, *, view: bool = False) -> Iterator[None]:
         """Hold the lock for a change made from ``version`` (None: from whatever is current),
-        then save and count it (only when the change succeeded).
+        then save and count it (only when the change succeeded). A change that fails, or whose
+        save fails (`trapy_rl.web.storage.StorageError`, a file served read-only), is undone:
+        the game in memory is never one the file does not hold. Only a ``view`` (the position
+        shown, no move) is kept unsaved on a read-only file, so that its games can be looked
+        through.
 
         Raises:
             BusyError: while another change runs (the agent thinks).
@@ -216,6 +221,7 @@ class GameSession:
         """
         if not self.lock.acquire(blocking=False):
             raise BusyError("the agent is thinking; wait for its move")
+        before = self._snapshot()
         try:
             if self.deleted:
                 raise UnknownGameError(self.id)
@@ -228,13 +234,34 @@ class GameSession:
             self._state = self.tree.state(self.node)
             self.version += 1
             if self._on_change is not None:
-                self._on_change(self)
+                try:
+                    self._on_change(self)
+                except ReadOnlyError:
+                    if not view:
+                        raise
+        except BaseException:
+            self._restore(before)
+            raise
         finally:
             self.lock.release()
 
+    def _snapshot(self) -> tuple:
+        """What a change may touch, copied (the tree's lists are small: one entry a node)."""
+        tree = self.tree
+        return (
+            list(tree.parents), list(tree.actions), [list(c) for c in tree.children],
+            dict(tree.resigned), self.node, self._state, self.agent_spec, self.human,
+            self._agent, self.version,
+        )  # fmt: skip
+
+    def _restore(self, snapshot: tuple) -> None:
+        tree = self.tree
+        (tree.parents, tree.actions, tree.children, tree.resigned, self.node, self._state,
+         self.agent_spec, self.human, self._agent, self.version) = snapshot  # fmt: skip
+
     def goto(self, node: int, version: int | None = None) -> GameSession:
         """Show the position at ``node`` (where the next move is played)."""
-        with self._changing(version):
+        with self._changing(version, view=True):
             self.node = self.tree.check(node)
         return self
 
@@ -466,10 +493,15 @@ class SessionStore:
             if session is not None:
                 self._sessions.move_to_end(game_id)
                 return session
-        data = self.db.load(game_id)
+        data = self.db.load(game_id)  # DamagedGameError for a record that cannot be read
         if data is None:
             raise UnknownGameError(game_id)
-        session = GameSession.from_data(game_id, data, self.save)
+        try:
+            session = GameSession.from_data(game_id, data, self.save)
+        except (KeyError, TypeError, AttributeError, ValueError) as error:
+            raise self.db.report_damaged(
+                game_id, f"its game is not one: {one_line(error)}"
+            ) from None
         with self._lock:  # another request may have read it meanwhile: keep one
             session = self._sessions.setdefault(game_id, session)
         self._remember(session)
@@ -490,8 +522,8 @@ class SessionStore:
                     del self._sessions[old_id]
 
     def games(self, limit: int = 200, offset: int = 0) -> list[dict[str, Any]]:
-        """The most recently changed games first (`GameDatabase.list`), ``limit`` of them
-        after the first ``offset``."""
+        """The most recently changed games that can be read, first (`GameDatabase.list`),
+        ``limit`` of them after the first ``offset``."""
         return self.db.list(limit, offset)
 
     def count(self) -> int:
@@ -514,6 +546,15 @@ class SessionStore:
             session._on_change = None
         with self._lock:
             self._sessions.pop(game_id, None)
+
+    @property
+    def read_only(self) -> bool:
+        """Whether the games file is served read-only (no change is saved, so none is made)."""
+        return self.db.read_only
+
+    def damaged(self) -> dict[str, str]:
+        """id -> why, for the games whose records cannot be read (seen so far)."""
+        return dict(self.db.damaged)
 
     def close(self) -> None:
         """Cancel every search, and end the games' event streams (at shutdown)."""

@@ -1032,7 +1032,7 @@ async function start() {
   wire();
   await waitForServer();  // the nets prepared: the first requests find them ready
   await loadPresets();
-  const wanted = new URLSearchParams(location.search).get("game") || saved.game;
+  const wanted = new URLSearchParams(location.search).get("game") || saved.game || (await newestIfReadOnly());
   if (wanted) {
     try {
       await openGame(wanted);
@@ -1042,6 +1042,20 @@ async function start() {
     }
   }
   await newGame(gameSettings());
+}
+
+// ------------------------------------------------------------------ a games file served read-only
+// (trapy-web --read-only): the page says so and offers no move, as none would be saved; it
+// opens the newest game where another page would start a new one.
+if (defaults.read_only) {
+  document.body.classList.add("read-only");
+  $("read-only").hidden = false;
+}
+
+async function newestIfReadOnly() {
+  if (!defaults.read_only) return null;
+  const listed = await api("GET", "/api/games");
+  return listed.games.length ? listed.games[0].id : null;
 }
 
 guarded(start);
