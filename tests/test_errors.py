@@ -67,6 +67,11 @@ def test_a_bug_keeps_its_traceback_and_debug_shows_user_errors_too(monkeypatch):
          "/no/such.pt"),
         ("eval.cli", ["agents=[random]", "baselines=[wizard]"], "trapy-eval: error: unknown "
          "agent spec 'wizard'"),
+        ("train.cli", ["device=cuda:99"], "trapy-train: error: device 'cuda:99'"),
+        ("analysis.cli", ["estimator=bogus", "side=3"], "trapy-openings: error: estimator must "
+         "be one of"),
+        ("analysis.cli", ["checkpoint=/no/such.pt", "estimator=net", "side=3"], "trapy-openings: "
+         "error: /no/such.pt: no such checkpoint"),
     ],
 )  # fmt: skip
 def test_a_command_says_a_bad_setting_in_one_line(tmp_path, command, args, message):

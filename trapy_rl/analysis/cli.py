@@ -36,10 +36,12 @@ import hydra
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig
 
+from trapy_rl.analysis.openings import ESTIMATORS
 from trapy_rl.config import CONFIG_DIR, check_command_line, register_schema, settings_of
 from trapy_rl.errors import reported
 from trapy_rl.game.board import MAX_SIDE
 from trapy_rl.mcts.settings import SearchSettings
+from trapy_rl.nn.checkpoint import load_network
 from trapy_rl.nn.device import check_device
 
 __all__ = ["OpeningsConfig", "main", "run"]
@@ -83,7 +85,7 @@ class OpeningsConfig:
 
     def __post_init__(self) -> None:
         """Sizes checked against their caps, and the settings that only one estimator reads
-        refused with another (the estimator itself is checked by `estimate_openings`)."""
+        refused with another."""
         p = []
         bounds = {
             "side": (2, MAX_SIDE, self.side),
@@ -101,6 +103,8 @@ class OpeningsConfig:
                 p.append(f"{key} must be between {least} and {most:,}, got {value}")
         if not 0 < self.half_width <= 0.5:
             p.append(f"half_width must be in (0, 0.5], got {self.half_width}")
+        if self.estimator not in ESTIMATORS:  # before Hydra makes the output folder
+            p.append(f"estimator must be one of {', '.join(ESTIMATORS)}; got {self.estimator!r}")
         try:
             check_device(self.device)
         except ValueError as error:
@@ -250,10 +254,12 @@ def _hydra_main(cfg: DictConfig) -> None:
 
 
 def main() -> None:
-    """``trapy-openings [OVERRIDES]``: the command line checked (one line for a mistake),
-    then Hydra's main: the output folder, then `run`."""
+    """``trapy-openings [OVERRIDES]``: the command line and the checkpoint checked (one line
+    for a mistake), then Hydra's main: the output folder, then `run`."""
     with reported("trapy-openings"):
-        check_command_line("openings", OpeningsConfig, sys.argv[1:])
+        config = check_command_line("openings", OpeningsConfig, sys.argv[1:])
+        if config is not None and config.checkpoint is not None:  # before Hydra's folder
+            load_network(config.checkpoint)
     _hydra_main()
 
 

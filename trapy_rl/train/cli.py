@@ -24,6 +24,7 @@ from omegaconf import DictConfig, OmegaConf
 
 from trapy_rl.config import CONFIG_DIR, check_command_line, register_schema, settings_of
 from trapy_rl.errors import reported
+from trapy_rl.nn import resolve_device
 from trapy_rl.train.checkpoint import load_newest_valid
 from trapy_rl.train.evaluation import check_opponents
 from trapy_rl.train.loop import train
@@ -83,6 +84,7 @@ def main() -> None:
     with reported("trapy-train"):
         config = check_command_line("train", TrainConfig, sys.argv[1:])
         if config is not None:  # before Hydra makes the run folder
+            resolve_device(config.device)  # a device this machine lacks
             check_opponents(config)
             if config.resume:  # a checkpoint that loads (read again when the run resumes)
                 load_newest_valid(config.resume)
