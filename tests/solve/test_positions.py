@@ -72,6 +72,7 @@ def test_the_shipped_sets_hold_unfinished_positions_with_both_answers(side):
     assert test_set.provenance["command"].startswith("python -m trapy_rl.solve.positions")
 
 
+@pytest.mark.slow  # minimax from 14 empty cells: minutes (the generator is checked above)
 def test_shipped_side4_answers_agree_with_minimax():
     test_set, oracle = load_test_set(4), BruteForce()
     for position in test_set.positions[:40]:

@@ -495,14 +495,18 @@ function heat() {
   if (mode === "visits" && analysis.visits) {
     // The candidates alone, coloured by the square root of their visits: the board stays
     // readable however many cells the search touched once.
-    const shown = candidates(analysis).filter((c) => c.action < cells);
+    const all = candidates(analysis);
+    const shown = all.filter((c) => c.action < cells);
     const values = new Array(cells).fill(null), labels = new Array(cells).fill("");
     for (const c of shown) {
       values[c.action] = Math.sqrt(c.visits);
       labels[c.action] = { text: c.win === null ? "–" : `${percent(c.win)}%`, sub: String(c.visits) };
     }
     const top = Math.sqrt(shown.length ? shown[0].visits : 1);
-    return { values, labels, pv, range: [0, top], best: shown.length ? shown[0].action : null };
+    // The swap takes the one stone on the board: that stone is outlined when the swap is best.
+    const swapBest = all.length > 0 && all[0].action === cells;
+    const best = swapBest ? game.stones.findIndex((s) => s) : shown.length ? shown[0].action : null;
+    return { values, labels, pv, range: [0, top], best };
   }
   if (mode === "q" && analysis.q) {
     const q = analysis.q.slice(0, cells).map((x, cell) => ((analysis.visits || [])[cell] >= MIN_LABEL_VISITS ? x : null));
