@@ -23,6 +23,7 @@ Three scores, each a count with its 95% Wilson interval (`Share`):
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -98,15 +99,7 @@ class TruthScore:
 
 def truth_sides() -> list[int]:
     """The sides where the truth is known: an exact opening table and a test set ship."""
-    sides = []
-    for side in range(2, 11):
-        try:
-            load_openings(side)
-            load_test_set(side)
-        except ValueError:
-            continue
-        sides.append(side)
-    return sides
+    return [side for side in range(2, 11) if None not in _shipped(side)]
 
 
 def won_kept(agent: Agent, test_set: TestSet) -> Share:
@@ -175,10 +168,9 @@ def score_agent(
     Raises:
         ValueError: when the side has neither a test set nor a table.
     """
-    if test_set is None:
-        test_set = _shipped(load_test_set, side)
-    if table is None:
-        table = _shipped(load_openings, side)
+    shipped_set, shipped_table = _shipped(side)
+    test_set = shipped_set if test_set is None else test_set
+    table = shipped_table if table is None else table
     if test_set is None and table is None:
         raise ValueError(f"side {side}: no exact values ship (solved sides: {truth_sides()})")
     kept = signs = swaps = None
@@ -193,8 +185,14 @@ def score_agent(
     return TruthScore(getattr(agent, "name", str(agent)), side, kept, signs, swaps, wrong)
 
 
-def _shipped(load, side: int):
-    try:
-        return load(side)
-    except ValueError:
-        return None
+@functools.cache
+def _shipped(side: int) -> tuple[TestSet | None, dict | None]:
+    """The side's shipped test set and exact table (None where none ships), read once a
+    process: a training run scores against them at every evaluation. Treat them as read-only."""
+    found = []
+    for load in (load_test_set, load_openings):
+        try:
+            found.append(load(side))
+        except ValueError:
+            found.append(None)
+    return found[0], found[1]

@@ -6,7 +6,6 @@ own; this module only picks what a training log shows.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -90,16 +89,11 @@ def opening_values_figure(evaluator, board: Board, *, title: str | None = None):
     return draw_opening_map(table, board, title=title)
 
 
-@functools.cache
-def _solved_sides() -> tuple[int, ...]:
-    return tuple(truth_sides())
-
-
 def truth_metrics(agent: Agent, evaluator, board: Board) -> dict[str, float]:
     """The scores against the exact values (`trapy_rl.eval.truth`) of ``agent`` (the run's
     search, ``truth/search_*``) and of its net's policy and value head alone (``truth/net_*``);
     empty where ``board``'s side is not solved."""
-    if board.side not in _solved_sides():
+    if board.side not in truth_sides():
         return {}
     net = NetworkPolicyAgent(evaluator, name="net")
     return {
