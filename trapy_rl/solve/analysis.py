@@ -18,9 +18,12 @@ the player to move (the mover), in this order:
    elsewhere leaves that move's two threats standing). The mover's candidates are the cells in
    every such set, and the mover's own threat-making moves (which the opponent must answer
    first); none left loses;
-7. with ``deep``, the same one move further: a move after which the mover has a virtual win
-   wins; an opponent's move after which the opponent would have one must be answered on its
-   cell or in that virtual win's carrier (anywhere else the opponent plays it and wins);
+7. with ``deep`` and greedy connections, the same one move further: a move after which the
+   mover has a virtual win wins; an opponent's move after which the opponent would have one
+   must be answered on its cell or in that virtual win's carrier (anywhere else the opponent
+   plays it and wins). H-search does this job with its semi wins and must-play region, and the
+   greedy look-ahead beside it cost more than it saved (1.24 times the CPU on eight side-5
+   first moves, docs/experiments/2026-12-07-solver-side5.md), so it runs without H-search;
 8. a **dead** cell, whose colour cannot change any group's regions (no empty neighbour, at
    most one adjacent group of each colour, whose regions already include the cell's), is never
    played: in a monotone game such a move is a pass;
@@ -355,7 +358,7 @@ def analyse(
             x = moves[j]
             if x != y and not (n == 2 and (x == found[0] or x == found[1])):
                 must[x] = 0
-    if deep:
+    if deep and not use_hsearch:
         labels2, gregs2, gcols2 = rows[LABELS2], rows[GREGS2], rows[GCOLS2]
         for side in range(2):
             colour = mover if side == 0 else opponent

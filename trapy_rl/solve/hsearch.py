@@ -118,6 +118,8 @@ def new_vc_scratch(k):
         np.zeros(QUEUE_MAX, dtype=np.uint64),
         np.zeros(max(k, 1), dtype=np.int32),
         bits,
+        np.zeros((n, n), dtype=np.int32),
+        np.zeros(n, dtype=np.int32),
     )
 
 
@@ -178,7 +180,14 @@ def _push(queue, qcar, state, a, b, c):
 @njit(inline="always")
 def _full(vcs, state, a, b, c):
     full, counts, queue, qcar = vcs[0], vcs[3], vcs[4], vcs[5]
+    fresh = counts[0, a, b] == 0
     if _add_full(full, counts, a, b, c):
+        if fresh:  # a pair's first full carrier: each end lists the other (a list never shrinks)
+            partners, degree = vcs[8], vcs[9]
+            partners[a, degree[a]] = b
+            degree[a] += 1
+            partners[b, degree[b]] = a
+            degree[b] += 1
         _push(queue, qcar, state, a, b, c)
 
 
@@ -249,8 +258,10 @@ def hsearch(stones, colour, nbr, reg, labels, vcs, max_steps):
         vcs: from `new_vc_scratch`: full carriers [N, N, FULL_MAX] uint64, semi carriers and
             keys [N, N, SEMI_MAX] uint64 / int32, counts [2, N, N] int32 (full, semi; both
             orders of a pair hold the same list), the queue [2, Q] int32 and [Q] uint64,
-            endpoints [K] int32 (filled: each cell's endpoint, -1 for the opponent's stones)
-            and the cells' bits [K] uint64.
+            endpoints [K] int32 (filled: each cell's endpoint, -1 for the opponent's stones),
+            the cells' bits [K] uint64, and each endpoint's partners [N, N] int32 (the
+            endpoints it has a full connection with, in the order found) and their count [N]
+            int32.
         max_steps: the most queued connections combined (a time bound; fewer connections).
 
     Returns:
@@ -260,7 +271,9 @@ def hsearch(stones, colour, nbr, reg, labels, vcs, max_steps):
     n = k + NUM_REGIONS
     counts, ends, bits = vcs[3], vcs[6], vcs[7]
     full = vcs[0]
+    degree = vcs[9]
     for a in range(n):
+        degree[a] = 0
         for b in range(n):
             counts[0, a, b] = 0
             counts[1, a, b] = 0
@@ -293,7 +306,7 @@ def hsearch(stones, colour, nbr, reg, labels, vcs, max_steps):
             if ends[y] >= 0:
                 _full(vcs, state, x, ends[y], _ZERO)
     steps = 0
-    queue, qcar = vcs[4], vcs[5]
+    queue, qcar, partners = vcs[4], vcs[5], vcs[8]
     while state[0] < state[1] and steps < max_steps:
         slot = state[0] % QUEUE_MAX
         a, b, c = queue[0, slot], queue[1, slot], qcar[slot]
@@ -306,8 +319,10 @@ def hsearch(stones, colour, nbr, reg, labels, vcs, max_steps):
                 continue  # a region joins nothing
             empty_mid = stones[m] == 0
             o_empty = o < k and stones[o] == 0
-            for y in range(n):
-                if y == o or y == m or (o >= k and y >= k):
+            # Only the endpoints fully connected to m (most pairs have no connection).
+            for p in range(degree[m]):
+                y = partners[m, p]
+                if y == o or (o >= k and y >= k):
                     continue
                 if ANCHORED and o_empty and y < k and stones[y] == 0:
                     continue

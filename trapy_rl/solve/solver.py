@@ -121,9 +121,10 @@ class Solver:
         table_bits: the table holds ``2**table_bits`` positions (about 30 bytes each).
         eps: df-pn's threshold growth, ``1 + eps`` (Pawlewicz and Lew); 0 is Nagai's df-pn.
         policy: orders the root's moves (see `Policy`); None tries them in cell order.
-        deep: also look for virtual wins one move ahead (`trapy_rl.solve.analysis`, step 7):
-            slower per position, 3.5 times fewer positions on side 4 and 14 times fewer on
-            side 5's a1 (5 times less time).
+        deep: with greedy connections, also look for virtual wins one move ahead
+            (`trapy_rl.solve.analysis`, step 7): slower per position, 3.5 times fewer
+            positions on side 4 and 14 times fewer on side 5's a1 (5 times less time).
+            H-search's semi wins and must-play region do this job where H-search runs.
         connections: ``"hsearch"`` (`trapy_rl.solve.hsearch`: H-search's virtual
             connections, virtual and semi wins, and the must-play region they prove, on
             boards of at most 64 cells, sides 2 to 6; larger boards use the greedy ones) or
