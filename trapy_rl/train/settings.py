@@ -175,17 +175,35 @@ class SelfPlaySettings:
 
 @dataclass(frozen=True)
 class ReplaySettings:
-    """The replay window and how much the learner draws from it."""
+    """The replay window and how much the learner draws from it.
+
+    The learner draws from the newest ``capacity`` positions of the current board. With
+    ``growth`` = beta in (0, 1] the window grows with the positions T added so far, as
+    KataGo's does (Wu 2019): T up to ``capacity`` = c, then c (1 + beta ((T / c) ** 0.75 - 1)
+    / 0.75), at most ``max_capacity`` (`trapy_rl.train.replay.window_size`); KataGo's beta is
+    0.4. The window's memory is counted at ``max_capacity`` then, the most its arrays hold
+    (each step of growth copies them into larger ones, one array at a time).
+    """
 
     capacity: int = 20_000
     min_size: int = 512
     train_ratio: float = 4.0  # training samples drawn per generated position
     mirror: str = "random"  # none | random | both
+    growth: float = 0.0  # beta of a growing window (KataGo: 0.4); 0 keeps it at capacity
+    max_capacity: int = 1_000_000  # the most positions a growing window holds
 
     def __post_init__(self) -> None:
         p: list[str] = []
         _check(p, "capacity", 1 <= self.capacity <= MAX_CAPACITY, f"between 1 and {MAX_CAPACITY:,}",
                self.capacity)  # fmt: skip
+        _check(p, "growth", 0 <= self.growth <= 1, "in [0, 1]", self.growth)
+        _check(p, "max_capacity", 1 <= self.max_capacity <= MAX_CAPACITY,
+               f"between 1 and {MAX_CAPACITY:,}", self.max_capacity)  # fmt: skip
+        if self.growth > 0 and self.max_capacity < self.capacity:
+            p.append(
+                f"max_capacity={self.max_capacity} is below capacity={self.capacity}: a growing "
+                "window (growth > 0) starts at capacity and grows up to max_capacity"
+            )
         _check(p, "min_size", 0 <= self.min_size <= self.capacity,
                f"between 0 and capacity={self.capacity} (else the run never trains)",
                self.min_size)  # fmt: skip
@@ -462,7 +480,8 @@ class TrainConfig:
         sizes it, counted from the checked sizes before anything is allocated.
 
         ``model``: the net's weights, its gradients and the optimiser's moments, the evaluator's
-        folded copy; ``replay.capacity``: the replay window (`replay_bytes`);
+        folded copy; ``replay.capacity``: the replay window (`replay_bytes`), or
+        ``replay.max_capacity``, the most it grows to, with ``replay.growth``;
         ``selfplay.num_games``: the games in progress (their positions and search targets, each
         ply of the longest game) and their search trees (``mcts.num_simulations`` + 1 nodes of
         A edges); ``optim.batch_size``: a training batch, and on the CPU the activations kept
@@ -476,15 +495,19 @@ class TrainConfig:
         local_games = self.selfplay.num_games * (
             self.selfplay.num_actors if self.selfplay.num_actors and not self.ray.address else 1
         )
-        ply_bytes = NUM_PLANES * point_bytes + 4 * actions + 1  # SelfPlay's history of a game
+        # SelfPlay's history of a game: planes, policy, root value, player
+        ply_bytes = NUM_PLANES * point_bytes + 4 * actions + 4 + 1
         tree_bytes = (self.mcts.num_simulations + 1) * _tree_node_bytes(actions)
         batch = self.optim.batch_size * (2 if self.replay.mirror == "both" else 1)
+        window, slots = ("replay.capacity", self.replay.capacity)
+        if self.replay.growth > 0:  # the most a growing window holds
+            window, slots = ("replay.max_capacity", self.replay.max_capacity)
         activations = 0
         if self.device == "cpu":  # elsewhere they live on the device, not in this machine's RAM
             activations = self.model.channels * point_bytes * (8 * self.model.blocks + 8)
         return {
             "model": 4 * self.model.num_weights() * (3 + moments),
-            "replay.capacity": replay_bytes(board, self.replay.capacity),
+            window: replay_bytes(board, slots),
             "selfplay.num_games": local_games * ((cells + 1) * ply_bytes + tree_bytes),
             "optim.batch_size": batch * (NUM_PLANES * point_bytes + 4 * actions + activations),
         }
