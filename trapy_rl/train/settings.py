@@ -225,6 +225,9 @@ class OptimSettings:
     batch_size: int = 128
     policy_weight: float = 1.0
     value_weight: float = 1.0
+    # The value target: (1 - s) z + s q, z the outcome and q the search's root value (both for
+    # the player to move); 0 trains on the outcome alone.
+    value_q_share: float = 0.0
     ownership_weight: float = 0.0  # > 0: the auxiliary ownership loss (model.ownership_head)
     grad_clip: float = 0.0  # max gradient norm, 0 for none
 
@@ -237,6 +240,7 @@ class OptimSettings:
         _check(p, "warmup_steps", self.warmup_steps >= 0, ">= 0", self.warmup_steps)
         _check(p, "batch_size", 1 <= self.batch_size <= MAX_BATCH, f"between 1 and {MAX_BATCH:,}",
                self.batch_size)  # fmt: skip
+        _check(p, "value_q_share", 0 <= self.value_q_share <= 1, "in [0, 1]", self.value_q_share)
         weights = ("policy_weight", "value_weight", "ownership_weight")
         for name in ("momentum", "weight_decay", *weights, "grad_clip"):
             value = getattr(self, name)
