@@ -247,6 +247,48 @@ def test_playout_cap_randomization_records_only_the_full_searches():
         SelfPlaySettings(full_search_share=0.0)
 
 
+@pytest.mark.parametrize("forced_playouts", [0.0, 2.0])
+def test_forced_playouts_make_the_full_searches_targets_the_pruned_counts(forced_playouts):
+    """The first move's targets, against the same search run by hand: the visit counts
+    normalised (today's rule) with forced_playouts 0, the pruned policy with k > 0."""
+    from trapy_rl.mcts import MCTS
+
+    board = Board(5)
+    evaluator = UniformEvaluator()
+    selfplay = make_selfplay(
+        board, evaluator=evaluator, num_simulations=48, forced_playouts=forced_playouts
+    )
+    selfplay.play(1, seed=4)
+    targets = selfplay.state_dict()["policies"][:, 0]  # [B, A]
+    rng = np.random.default_rng(4)  # the call's generator: it seeds the search first
+    search = MCTS(
+        evaluator, board, num_games=6, settings=selfplay.search, seed=int(rng.integers(2**63))
+    )
+    result = search.search(BatchGame(6, board), add_noise=True, forced_playouts=forced_playouts)
+    counts = result.visit_counts.astype(np.float32)
+    plain = counts / counts.sum(axis=1, keepdims=True)
+    if forced_playouts:
+        np.testing.assert_array_equal(targets, result.pruned_policy)
+        assert not np.array_equal(targets, plain)
+    else:
+        assert result.pruned_policy is None
+        np.testing.assert_array_equal(targets, plain)
+
+
+def test_forced_playouts_are_refused_with_the_gumbel_search_and_below_zero():
+    with pytest.raises(ValueError, match=r"^selfplay\.forced_playouts must be finite and >= 0"):
+        SelfPlaySettings(forced_playouts=-1.0)
+    with pytest.raises(ValueError, match=r"^selfplay\.forced_playouts must be finite"):
+        SelfPlaySettings(forced_playouts=float("nan"))
+    with pytest.raises(ValueError, match="forced_playouts > 0 needs the puct search"):
+        SelfPlay(
+            UniformEvaluator(),
+            Board(3),
+            search=SearchSettings(search="gumbel"),
+            settings=SelfPlaySettings(forced_playouts=2.0),
+        )
+
+
 class SwapBiasedEvaluator(UniformEvaluator):
     """A uniform prior but for the swap, whose logit is ``swap_logit`` (+20: the search
     always swaps; -20: it never does)."""

@@ -209,6 +209,11 @@ class SelfPlay:
             raise TypeError(f"search must be a SearchSettings, got {type(search).__name__}")
         if not isinstance(settings, SelfPlaySettings):
             raise TypeError(f"settings must be SelfPlaySettings, got {type(settings).__name__}")
+        if settings.forced_playouts > 0 and search.search != "puct":
+            raise ValueError(
+                "forced_playouts > 0 needs the puct search: the gumbel search trains on its "
+                "improved policy, not on visit counts"
+            )
         self.evaluator = evaluator
         self.board = board
         self.search = search
@@ -363,7 +368,9 @@ class SelfPlay:
         """One search in every game: the full search, or in the share ``1 -
         full_search_share`` of games (drawn per move) a cheap one of ``cheap_num_simulations``
         without noise, whose policy row is left at zero: the move is played, its position is
-        not a training position (KataGo's playout cap randomization)."""
+        not a training position (KataGo's playout cap randomization). With
+        ``forced_playouts`` the full searches force playouts at their roots and their policy
+        targets are pruned (`trapy_rl.mcts.pruning`); the moves are drawn from the visits."""
         n, share = self.num_games, self.settings.full_search_share
         full = np.ones(n, dtype=bool) if share >= 1.0 else rng.random(n) < share
         move = _Move(
@@ -376,12 +383,20 @@ class SelfPlay:
             games = np.flatnonzero(chosen)
             if not len(games):
                 continue
-            result = search.search(self.batch, games=games, add_noise=noise, num_simulations=sims)
+            result = search.search(
+                self.batch,
+                games=games,
+                add_noise=noise,
+                num_simulations=sims,
+                forced_playouts=self.settings.forced_playouts if noise else 0.0,
+            )
             move.visit_counts[games] = result.visit_counts
             move.root_values[games] = result.root_values
             move.simulations += len(games) * (sims or self.search.num_simulations)
             if noise:  # the full search's policy target
                 target = result.improved_policy
+                if target is None:
+                    target = result.pruned_policy
                 if target is None:
                     counts = result.visit_counts.astype(np.float32)
                     target = counts / counts.sum(axis=1, keepdims=True)

@@ -103,6 +103,13 @@ class SelfPlaySettings:
     played and are not recorded (neither policy nor value target). 1 searches every move in
     full.
 
+    Forced playouts and policy target pruning (KataGo; `trapy_rl.mcts.pruning`): with
+    ``forced_playouts`` k > 0, the full searches give each root child that has had a playout
+    at least sqrt(k * P(c) * the root's playouts) of them (P with its noise), and the policy
+    target is the visit counts with those forced playouts taken back where PUCT would not have
+    made them. KataGo's k is 2; 0 (the default) is the plain visit counts. The puct search
+    only: the gumbel search's target is its improved policy.
+
     Swap coins: in the share ``swap_coin_share`` of games, move two's swap decision is a fair
     coin rather than the search's, so that the net trains on both branches of the decision
     even when its self-play settles on one (`SelfPlay._toss_swap_coins`). The position's
@@ -134,6 +141,7 @@ class SelfPlaySettings:
     resign_false_rate: float = 0.05
     full_search_share: float = 1.0  # < 1: playout cap randomization (KataGo)
     cheap_num_simulations: int = 8  # the other moves' search, not recorded
+    forced_playouts: float = 0.0  # > 0: KataGo's k (2) of forced playouts and target pruning
     swap_coin_share: float = 0.0  # games whose swap decision is a fair coin
     random_opening_share: float = 0.0  # games whose first stone is on a uniformly drawn cell
     post_swap_samples: bool = False  # declined swaps also train the position after the swap
@@ -164,6 +172,8 @@ class SelfPlaySettings:
                self.full_search_share)  # fmt: skip
         _check(p, "cheap_num_simulations", 1 <= self.cheap_num_simulations <= MAX_SIMULATIONS,
                f"between 1 and {MAX_SIMULATIONS:,}", self.cheap_num_simulations)  # fmt: skip
+        _check(p, "forced_playouts", 0 <= self.forced_playouts < math.inf,
+               "finite and >= 0 (KataGo's k is 2; 0: off)", self.forced_playouts)  # fmt: skip
         _check(p, "swap_coin_share", 0 <= self.swap_coin_share <= 1, "in [0, 1]",
                self.swap_coin_share)  # fmt: skip
         _check(p, "random_opening_share", 0 <= self.random_opening_share <= 1, "in [0, 1]",
@@ -596,6 +606,11 @@ def _contradictions(cfg: TrainConfig) -> list[str]:
     if (cfg.ray.actor_resource or cfg.ray.inference_device) and not cfg.selfplay.num_actors:
         p.append(
             "ray.actor_resource and ray.inference_device need Ray actors: selfplay.num_actors > 0"
+        )
+    if cfg.selfplay.forced_playouts > 0 and cfg.mcts.search != "puct":
+        p.append(
+            "selfplay.forced_playouts > 0 needs mcts.search=puct: the gumbel search trains on "
+            "its improved policy, not on visit counts"
         )
     if cfg.eval.pool and not cfg.eval.every:
         p.append("eval.pool rates the periodic matches: it needs eval.every > 0")
