@@ -74,6 +74,8 @@ RECIPE = (
 VARIANTS: dict[str, tuple[str, ...]] = {
     "today": (),
     "window_100k": ("replay.capacity=100000",),  # the window of the last ~60 CPU-minutes
+    "window_growth": ("replay.growth=0.4",),  # KataGo's window: 20,000 positions, then T^0.75
+    "value_q": ("optim.value_q_share=0.5",),  # the value target half outcome, half root value
     "tiny_net": ("model=tiny",),
     "sims_64": ("mcts.num_simulations=64",),
     "gumbel": ("mcts=gumbel",),
