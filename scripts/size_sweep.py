@@ -79,6 +79,7 @@ VARIANTS: dict[str, tuple[str, ...]] = {
     "tiny_net": ("model=tiny",),
     "sims_64": ("mcts.num_simulations=64",),
     "gumbel": ("mcts=gumbel",),
+    "cosine_lr": ("optim.lr_schedule=cosine",),  # the learning rate decays to 0 over the cap
     "no_resign": ("selfplay.resign_threshold=-1",),
     "no_random_starts": ("selfplay.random_opening_share=0", "selfplay.swap_coin_share=0"),
     # KataGo's playout cap: a quarter of the moves searched at 4x today's 32 simulations and

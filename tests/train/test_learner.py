@@ -84,6 +84,14 @@ def test_learning_rate_schedules():
     assert cosine.learning_rate(500) == pytest.approx(0.0)
     constant = Learner(net, Board(4), settings=OptimSettings(lr=0.1))
     assert constant.learning_rate(1000) == 0.1
+    # A run bounded by its clock: the cosine follows the share of the run behind it.
+    cosine.progress = 0.5
+    assert cosine.learning_rate(60) == cosine.learning_rate(500) == pytest.approx(0.05)
+    assert cosine.learning_rate(0) == pytest.approx(0.01)  # the warm-up still counts steps
+    cosine.progress = 1.5
+    assert cosine.learning_rate(60) == pytest.approx(0.0)
+    constant.progress = 0.5
+    assert constant.learning_rate(1000) == 0.1
 
 
 def test_optimizer_state_round_trip(make_samples):

@@ -545,3 +545,35 @@ def test_a_bad_opponent_is_refused_before_the_run_even_without_matches(tmp_path,
     with pytest.raises(ValueError, match=r"eval\.opponents: unknown agent spec 'bogus:1'"):
         train(cfg.replace({"eval.opponents": ["bogus:1"]}))
     assert not (tmp_path / "run").exists()  # nothing made
+
+
+def test_a_cosine_schedule_spans_the_minutes_of_a_run_bounded_by_its_clock(
+    tmp_path, make_config, monkeypatch
+):
+    """A run of ``minutes`` has no length in steps: its cosine decays over the clock. Each
+    iteration here takes 90 s of wall clock, so a 6-minute run on the wall clock learns at 0,
+    1/4, 1/2 and 3/4 of its cosine."""
+    import time as real_time
+
+    from trapy_rl.train import loop
+
+    class Slowed:
+        now = 0.0
+
+        @classmethod
+        def perf_counter(cls) -> float:
+            cls.now += 30.0
+            return cls.now
+
+        process_time = staticmethod(real_time.process_time)
+
+    monkeypatch.setattr(loop, "time", Slowed)
+    overrides = {"optim.lr_schedule": "cosine", "optim.lr": 0.01, "replay.min_size": 16}
+    result = train(make_config(tmp_path, iterations=10**6, minutes=6, clock="wall", **overrides))
+    clock = np.cumsum([0.0] + [m["perf/iteration_s"] for m in result.history[:-1]])
+    assert clock.tolist() == [0.0, 90.0, 180.0, 270.0]
+    expected = 0.01 * 0.5 * (1 + np.cos(np.pi * clock / 360.0))
+    trained = [i for i, m in enumerate(result.history) if "optim/lr" in m]
+    assert trained[-3:] == [1, 2, 3]  # the replay holds a batch after the first iteration
+    got = [result.history[i]["optim/lr"] for i in trained]
+    assert got == pytest.approx(expected[trained], rel=1e-4)

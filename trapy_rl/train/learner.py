@@ -71,14 +71,17 @@ class Learner:
         board: the board the positions are on.
         settings: the optimiser (``adam``: AdamW-style decoupled weight decay; ``sgd``:
             Nesterov momentum), the peak learning rate and its schedule (``constant``, or
-            ``cosine`` decay to 0 over ``total_steps``, both after a linear warm-up of
+            ``cosine`` decay to 0 over the run, both after a linear warm-up of
             ``warmup_steps``), the loss weights, the value target (``value_q_share``) and
             gradient clipping (0: none).
-        total_steps: the steps the schedule spans (cosine only).
+        total_steps: the steps the cosine spans while ``progress`` is None.
         device: where the net trains.
 
     Attributes:
         step: gradient steps taken.
+        progress: the share of the run behind it, in [0, 1], or None. The training loop sets
+            it from its clock when the run is bounded by minutes: a run's length in steps is
+            then unknown, and the cosine spans the clock instead of ``total_steps``.
     """
 
     def __init__(
@@ -107,17 +110,23 @@ class Learner:
                 params, lr=lr, momentum=settings.momentum, weight_decay=decay, nesterov=True
             )
         self.step = 0
+        self.progress: float | None = None
 
     def learning_rate(self, step: int | None = None) -> float:
-        """The learning rate at ``step`` (default: the next step)."""
+        """The learning rate at ``step`` (default: the next step, at ``progress``)."""
         step = self.step if step is None else step
         base, warmup = self.settings.lr, self.settings.warmup_steps
         if step < warmup:
             return base * (step + 1) / warmup
-        if self.settings.lr_schedule == "cosine" and self.total_steps > warmup:
+        if self.settings.lr_schedule != "cosine":
+            return base
+        if self.progress is not None:
+            progress = min(1.0, max(0.0, self.progress))
+        elif self.total_steps > warmup:
             progress = min(1.0, (step - warmup) / (self.total_steps - warmup))
-            return base * 0.5 * (1.0 + math.cos(math.pi * progress))
-        return base
+        else:
+            return base
+        return base * 0.5 * (1.0 + math.cos(math.pi * progress))
 
     def losses(self, samples: Samples) -> dict[str, torch.Tensor]:
         """The loss terms on ``samples`` as scalar tensors (with gradients).

@@ -401,6 +401,8 @@ def _iterate(run: _Run, reporter: Reporter) -> dict[str, float]:
         run.selfplay.set_resign_threshold(run.resign.update(played.records))
 
     # 2. learn
+    if cfg.minutes > 0:  # the schedule spans the run: its iterations or its clock, the nearer end
+        run.learner.progress = max(iteration / cfg.iterations, run.clock / (60.0 * cfg.minutes))
     rng = np.random.default_rng([cfg.seed, iteration, _REPLAY_STREAM])
     batch_size, reports = cfg.optim.batch_size, []
     learn_started = time.perf_counter()

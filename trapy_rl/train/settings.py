@@ -230,7 +230,7 @@ class OptimSettings:
     lr: float = 2e-3
     momentum: float = 0.9  # sgd only
     weight_decay: float = 1e-4
-    lr_schedule: str = "constant"  # constant | cosine, both after the linear warm-up
+    lr_schedule: str = "constant"  # constant | cosine to 0 over the run, after the warm-up
     warmup_steps: int = 0
     batch_size: int = 128
     policy_weight: float = 1.0
