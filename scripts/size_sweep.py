@@ -4,7 +4,7 @@ side, each to a CPU cap scaled by the board, then the seeds' agreement and the t
     python scripts/size_sweep.py train --part 1/2 &   # one core: half of the runs, in order
     python scripts/size_sweep.py train --part 2/2 &   # the other core: the other half
     python scripts/size_sweep.py train --sides 5 --beyond 2   # on past the cap: a plateau?
-    python scripts/size_sweep.py report --plot docs/size-sweep.png
+    python scripts/size_sweep.py report --plot docs/size-sweep.png --elo 8
     python scripts/size_sweep.py train --sides 6 --variants today gumbel no_resign   # ablation
     python scripts/size_sweep.py report --sides 6 --variants today gumbel no_resign --duel 40
 
@@ -27,7 +27,9 @@ alone, and 200-simulation search. ``--plot`` draws the seeds' agreement against 
 cells, and against the share of the cap. With ``--variants`` each row is reported the same way,
 and ``--duel G`` plays each row's newest nets against today's recipe's (G games a pair of
 seeds, 200 simulations, from the side's start positions, colours exchanged): its win share and
-Elo difference with their 95% intervals.
+Elo difference with their 95% intervals. ``--elo G`` rates each side's seeds' nets at those
+shares of the cap in one round robin (G games a pair): Elo against CPU-minutes, drawn beside the
+agreement picture with ``--plot``.
 """
 
 from __future__ import annotations
@@ -56,6 +58,7 @@ from trapy_rl.eval.arena import play_match
 from trapy_rl.eval.report import plot_curve_panels
 from trapy_rl.eval.starts import load_starts
 from trapy_rl.eval.stats import wilson_interval
+from trapy_rl.eval.tournament import play_tournament
 from trapy_rl.eval.truth import score_agent, truth_sides
 from trapy_rl.game.board import Board
 from trapy_rl.mcts.settings import SearchSettings
@@ -264,6 +267,39 @@ def duel_rows(
     return rows
 
 
+def elo_rows(runs: Path, side: int, seeds: list[int], games: int) -> list[dict]:
+    """Elo against CPU-minutes: each seed's checkpoints nearest the shares of the cap, every pair
+    ``games`` games at `DUEL_SIMULATIONS` simulations from the side's start positions, colours
+    exchanged, in one round robin (cached in ``RUNS/elo_matches.jsonl``); seed 0's earliest
+    rated net is 0."""
+    cap, points = cap_minutes(side), []
+    for seed in seeds:
+        found = checkpoints(runs, side, seed)
+        for fraction in FRACTIONS:
+            if (point := nearest(found, fraction * cap)) is not None:
+                points.append((seed, fraction, *point))
+    if len(points) < 2:
+        return []
+    specs = [f"mcts:{path}:{DUEL_SIMULATIONS}" for *_, path in points]
+    board = Board(side)
+    result = play_tournament(
+        specs, board=board, num_games=games, starts=load_starts(board),
+        cache_path=runs / "elo_matches.jsonl", anchor=specs[0], progress=True,
+    )  # fmt: skip
+    ratings = {row["name"]: row for row in result.ratings.rows()}
+    return [
+        {
+            "side": side,
+            "seed": seed,
+            "fraction": fraction,
+            "minutes": round(minutes, 1),
+            "elo": [ratings[spec][key] for key in ("elo", "lower", "upper")],
+            "games": ratings[spec]["games"],
+        }
+        for (seed, fraction, minutes, _), spec in zip(points, specs, strict=True)
+    ]
+
+
 def elo_difference(share: float) -> float:
     """The Elo difference that expects ``share`` of the points (clipped to +-800)."""
     share = min(max(share, 0.01), 0.99)
@@ -278,6 +314,7 @@ def report(
     plot: Path | None,
     variants: list[str] = ("today",),
     duel: int = 0,
+    elo: int = 0,
 ):
     agreement = [
         row
@@ -297,6 +334,7 @@ def report(
         if duel
         else []
     )
+    strength = [row for side in sides for row in elo_rows(runs, side, seeds, elo)] if elo else []
     print(
         f"Seeds' maps by search ({simulations} simulations an opening), by side and share of cap:"
     )
@@ -335,18 +373,41 @@ def report(
                 f"| {r['variant']} | {r['side']} | {r['nets']} | {r['games']} | "
                 f"{p:.3f} ({lo:.3f}-{hi:.3f}) | {e:+d} ({elo_lo:+d} to {elo_hi:+d}) |"
             )
+    if strength:
+        print(
+            f"\nElo against CPU-minutes (one round robin a side, {elo} games a pair, "
+            f"{DUEL_SIMULATIONS} simulations, start positions; seed 0's first net 0):"
+        )
+        print("| side | seed | cap share | CPU-minutes | Elo (95%) |")
+        print("| --- | ---: | ---: | ---: | --- |")
+        for r in strength:
+            e, low, high = r["elo"]
+            print(
+                f"| {r['side']} | {r['seed']} | {r['fraction']:.2f} | {r['minutes']} | "
+                f"{e:+.0f} ({low:+.0f} to {high:+.0f}) |"
+            )
     out = runs / "report.json"
-    out.write_text(
-        json.dumps({"agreement": agreement, "truth": truth, "duels": duels}, indent=1) + "\n"
-    )
+    everything = {"agreement": agreement, "truth": truth, "duels": duels, "elo": strength}
+    out.write_text(json.dumps(everything, indent=1) + "\n")
     print(f"\n{out}")
     if plot is not None:
-        print(draw([row for row in agreement if row["variant"] == "today"], plot))
+        print(draw([row for row in agreement if row["variant"] == "today"], plot, strength))
 
 
-def draw(agreement: list[dict], path: Path) -> Path:
+def draw(agreement: list[dict], path: Path, strength: list[dict] = ()) -> Path:
     """Two panels: the seeds' lowest and mean rho at the cap against the board's cells; each
-    side's mean rho against the share of its cap."""
+    side's mean rho against the share of its cap. With ``strength``, a second picture beside
+    ``path`` (``-elo`` added to its name): each side's seeds' Elo against CPU-minutes."""
+    if strength:
+        panels: dict[str, dict[str, list]] = {}
+        for r in strength:
+            curve = panels.setdefault(f"side {r['side']}", {}).setdefault(f"seed {r['seed']}", [])
+            curve.append((r["minutes"], *r["elo"]))
+        elo_path = path.with_name(f"{path.stem}-elo{path.suffix}")
+        print(plot_curve_panels(
+            panels, elo_path, title="Elo against CPU-minutes: today's recipe, three seeds a side",
+            x_label="CPU-minutes of training", y_label="Elo (seed 0's first rated net: 0)",
+        ))  # fmt: skip
     at_cap = [row for row in agreement if row["fraction"] == 1.0]
     by_size = {
         "lowest rho of two seeds": [(r["cells"], r["min_rho"], r["min_rho"], r["min_rho"])
@@ -393,13 +454,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--duel", type=int, default=0, help="report: games a pair of seeds against today's"
     )
+    parser.add_argument(
+        "--elo", type=int, default=0, help="report: games a pair in each side's round robin"
+    )
     args = parser.parse_args(argv)
     with reported("size_sweep"):
         if args.action == "train":
             return train(args.runs, args.sides, args.seeds, args.part, args.beyond, args.variants)
         report(
             args.runs.resolve(), args.sides, args.seeds, args.simulations, args.plot,
-            args.variants, args.duel,
+            args.variants, args.duel, args.elo,
         )  # fmt: skip
     return 0
 

@@ -110,3 +110,19 @@ def test_elo_difference_is_the_inverse_of_the_expected_score(sweep):
 
     for share in (0.1, 0.5, 0.76, 0.9):
         assert float(expected_score(sweep.elo_difference(share), 0.0)) == pytest.approx(share)
+
+
+def test_elo_against_cpu_minutes_rates_every_seed_s_nets_in_one_round_robin(
+    sweep, tmp_path, capsys
+):
+    for seed in (0, 1):
+        for iteration, minutes in ((25, 10.0), (50, 20.0)):
+            _tiny_run(tmp_path / f"side5-s{seed}", 5, 10 * seed + iteration, minutes, iteration)
+    sweep.report(tmp_path, [5], [0, 1], 8, tmp_path / "sweep.png", elo=2)
+    out = capsys.readouterr().out
+    assert "| 5 | 0 | 0.50 | 10.0 | +0 (" in out  # the anchor
+    rows = json.loads((tmp_path / "report.json").read_text())["elo"]
+    assert [(r["seed"], r["fraction"]) for r in rows] == [(0, 0.5), (0, 1.0), (1, 0.5), (1, 1.0)]
+    assert all(r["games"] == 6 and r["elo"][1] <= r["elo"][0] <= r["elo"][2] for r in rows)
+    assert len((tmp_path / "elo_matches.jsonl").read_text().splitlines()) == 6
+    assert (tmp_path / "sweep-elo.png").stat().st_size > 10_000
