@@ -72,6 +72,12 @@ SETTINGS: list[tuple[str, list[str]]] = [
     ("trapy-train", ["eval.pool=default"]),
     ("trapy-train", ["selfplay.resign_playout_fraction=0"]),
     ("trapy-train", ["curriculum.sides=[5]", "curriculum.until_minutes=[]"]),
+    ("trapy-train", ["mcts=gumbel", "selfplay.forced_playouts=2"]),
+    ("trapy-train", ["replay.growth=0.4", "replay.max_capacity=100"]),
+    # the ablation's settings out of range
+    ("trapy-train", ["replay.growth=2"]),
+    ("trapy-train", ["optim.value_q_share=1.5"]),
+    ("trapy-train", ["selfplay.forced_playouts=-1"]),
     # sizes past their caps, and runs past the memory limit
     ("trapy-train", ["model.value_hidden=1000000000"]),
     ("trapy-train", ["model.policy_channels=100000000"]),

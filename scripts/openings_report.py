@@ -2,6 +2,8 @@
 agreement, written by `trapy_rl.analysis.report.opening_report`.
 
     python scripts/openings_report.py                      # docs/ from the two shipped nets
+                                                           # (its maps' JSON also into the
+                                                           # package: trapy_rl/analysis/data)
     python scripts/openings_report.py --out /tmp/openings --playouts 4 --refine-fairest 5
     python scripts/openings_report.py --extend docs --playouts 64 --workers 2
                                                            # 64 more games a cell for docs/
@@ -27,6 +29,9 @@ from pathlib import Path
 from trapy_rl.errors import reported
 
 ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+# The played maps the package ships (trapy_rl.analysis.published): copies of docs/'s.
+SHIPPED = ROOT / "trapy_rl" / "analysis" / "data"
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -69,8 +74,17 @@ def main(argv: list[str] | None = None) -> None:
         help="a Markdown file written into the report after the agreement (later findings)",
     )
     parser.add_argument("--cache-dir", default="default")
-    parser.add_argument("--out", type=Path, default=ROOT / "docs")
+    parser.add_argument("--out", type=Path, default=DOCS)
+    parser.add_argument(
+        "--ship",
+        type=Path,
+        help="also copy the maps' JSON here (default: trapy_rl/analysis/data when --out is "
+        "docs/, the copies the package ships; else none)",
+    )
     args = parser.parse_args(argv)
+    ship = args.ship
+    if ship is None and args.out.resolve() == DOCS.resolve():
+        ship = SHIPPED
 
     from trapy_rl.analysis.report import opening_report
 
@@ -92,6 +106,7 @@ def main(argv: list[str] | None = None) -> None:
             extend=args.extend,
             before=args.before,
             notes=args.notes,
+            ship=ship,
             cache_dir=None if args.cache_dir == "null" else args.cache_dir,
             command=" ".join(
                 ["python scripts/openings_report.py"]

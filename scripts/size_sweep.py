@@ -4,7 +4,9 @@ side, each to a CPU cap scaled by the board, then the seeds' agreement and the t
     python scripts/size_sweep.py train --part 1/2 &   # one core: half of the runs, in order
     python scripts/size_sweep.py train --part 2/2 &   # the other core: the other half
     python scripts/size_sweep.py train --sides 5 --beyond 2   # on past the cap: a plateau?
-    python scripts/size_sweep.py report --plot docs/size-sweep.png
+    python scripts/size_sweep.py report --plot docs/size-sweep.png --elo 8
+    python scripts/size_sweep.py train --sides 6 --variants today gumbel no_resign   # ablation
+    python scripts/size_sweep.py report --sides 6 --variants today gumbel no_resign --duel 40
 
 ``train`` starts each run of ``--sides`` x ``--seeds`` (or resumes it, in a later sitting) and
 trains it to its cap: ``CAP_MINUTES * (cells / 35) ** CAP_POWER`` CPU-minutes, 20 on side 5 (where
@@ -13,6 +15,8 @@ a 20-CPU-minute net of the recipe gets every exact swap decision right), 41 on s
 CPU-hours. The recipe is the side-10 long runs' (``experiment=trapy_cpu model=small
 selfplay.post_swap_samples=true``) without the curriculum, a checkpoint every 25 iterations.
 Each run is a folder ``RUNS/sideN-sK``; runs go under ``nice`` at the lowest priority.
+``--variants`` trains the ablation's rows (`VARIANTS`: the recipe with one thing changed, in
+folders ``RUNS/sideN-VARIANT-sK``) at the same CPU cap: equal CPU time, three seeds a row.
 
 ``report`` compares, on each side, the seeds' opening maps by search (800 simulations an opening,
 `trapy_rl.analysis.learned`) at four points of the cap (the checkpoint of each seed nearest a
@@ -20,13 +24,19 @@ quarter, a half, three quarters and all of it): the lowest and the mean Spearman
 seeds, and the first moves some pair of seeds decides oppositely. On a solved side (4, 5) each
 seed's newest net is also scored against the exact values (`trapy_rl.eval.truth`): its policy
 alone, and 200-simulation search. ``--plot`` draws the seeds' agreement against the board's
-cells, and against the share of the cap.
+cells, and against the share of the cap. With ``--variants`` each row is reported the same way,
+and ``--duel G`` plays each row's newest nets against today's recipe's (G games a pair of
+seeds, 200 simulations, from the side's start positions, colours exchanged): its win share and
+Elo difference with their 95% intervals. ``--elo G`` rates each side's seeds' nets at those
+shares of the cap in one round robin (G games a pair): Elo against CPU-minutes, drawn beside the
+agreement picture with ``--plot``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import subprocess
 import sys
@@ -44,7 +54,11 @@ from trapy_rl.analysis.learned import (
 )
 from trapy_rl.analysis.openings import opening_table
 from trapy_rl.errors import reported
+from trapy_rl.eval.arena import play_match
 from trapy_rl.eval.report import plot_curve_panels
+from trapy_rl.eval.starts import load_starts
+from trapy_rl.eval.stats import wilson_interval
+from trapy_rl.eval.tournament import play_tournament
 from trapy_rl.eval.truth import score_agent, truth_sides
 from trapy_rl.game.board import Board
 from trapy_rl.mcts.settings import SearchSettings
@@ -59,6 +73,26 @@ RECIPE = (
     "experiment=trapy_cpu model=small selfplay.post_swap_samples=true curriculum=none "
     "eval.pool=null eval.final_games=0 checkpoint.every=25"
 )
+# The ablation's rows: the recipe with one thing changed (one name a row; "today" is the recipe).
+VARIANTS: dict[str, tuple[str, ...]] = {
+    "today": (),
+    "window_100k": ("replay.capacity=100000",),  # the window of the last ~60 CPU-minutes
+    "window_growth": ("replay.growth=0.4",),  # KataGo's window: 20,000 positions, then T^0.75
+    "value_q": ("optim.value_q_share=0.5",),  # the value target half outcome, half root value
+    "tiny_net": ("model=tiny",),
+    "sims_64": ("mcts.num_simulations=64",),
+    "gumbel": ("mcts=gumbel",),
+    "cosine_lr": ("optim.lr_schedule=cosine",),  # the learning rate decays to 0 over the cap
+    "no_resign": ("selfplay.resign_threshold=-1",),
+    "no_random_starts": ("selfplay.random_opening_share=0", "selfplay.swap_coin_share=0"),
+    # KataGo's playout cap: a quarter of the moves searched at 4x today's 32 simulations and
+    # recorded, the rest at 8 and not, with forced playouts and policy target pruning.
+    "playout_cap": (
+        "mcts.num_simulations=128", "selfplay.full_search_share=0.25",
+        "selfplay.cheap_num_simulations=8", "selfplay.forced_playouts=2",
+    ),
+}  # fmt: skip
+DUEL_SIMULATIONS = 200
 # The points of the cap where seeds are compared; past 1, where runs were trained on to see
 # whether the cap was a plateau (``train --beyond 2``).
 FRACTIONS = (0.25, 0.5, 0.75, 1.0, 1.5, 2.0)
@@ -69,46 +103,57 @@ def cap_minutes(side: int) -> int:
     return round(CAP_MINUTES * (Board(side).num_cells / 35) ** CAP_POWER)
 
 
-def run_name(side: int, seed: int) -> str:
-    return f"side{side}-s{seed}"
+def run_name(side: int, seed: int, variant: str = "today") -> str:
+    """The run's folder: ``sideN-sK`` for today's recipe, ``sideN-VARIANT-sK`` for a row."""
+    return f"side{side}-s{seed}" if variant == "today" else f"side{side}-{variant}-s{seed}"
 
 
 # ---------------------------------------------------------------------- train
-def train_command(runs: Path, side: int, seed: int, beyond: float = 1.0) -> list[str]:
+def train_command(
+    runs: Path, side: int, seed: int, beyond: float = 1.0, variant: str = "today"
+) -> list[str]:
     """The trapy-train command that starts the run, or resumes it where it stopped, to
     ``beyond`` times its cap."""
-    run = runs / run_name(side, seed)
+    run = runs / run_name(side, seed, variant)
     minutes = f"minutes={beyond * cap_minutes(side):g}"
     if (run / CHECKPOINT_DIR / "latest.pt").is_file():
         overrides = [f"resume={run}", minutes]
     else:
-        overrides = [*RECIPE.split(), f"side={side}", f"seed={seed}", minutes]
+        overrides = [*RECIPE.split(), *VARIANTS[variant], f"side={side}", f"seed={seed}", minutes]
         overrides.append(f"hydra.run.dir={run}")
     return [str(Path(sys.executable).with_name("trapy-train")), *overrides]
 
 
 def train(
-    runs: Path, sides: list[int], seeds: list[int], part: tuple[int, int], beyond: float
+    runs: Path,
+    sides: list[int],
+    seeds: list[int],
+    part: tuple[int, int],
+    beyond: float,
+    variants: list[str] = ("today",),
 ) -> int:
     index, count = part
-    jobs = [(side, seed) for side in sides for seed in seeds][index - 1 :: count]
-    for side, seed in jobs:
-        command = train_command(runs, side, seed, beyond)
-        log = runs / f"{run_name(side, seed)}.log"
-        print(f"{run_name(side, seed)}: {' '.join(command[1:])} (log: {log})", flush=True)
+    jobs = [(side, variant, seed) for side in sides for variant in variants for seed in seeds]
+    for side, variant, seed in jobs[index - 1 :: count]:
+        name = run_name(side, seed, variant)
+        command = train_command(runs, side, seed, beyond, variant)
+        log = runs / f"{name}.log"
+        print(f"{name}: {' '.join(command[1:])} (log: {log})", flush=True)
         runs.mkdir(parents=True, exist_ok=True)
         with open(log, "a") as out:
             code = subprocess.call(["nice", "-n", "19", *command], cwd=ROOT, stdout=out, stderr=out)
         if code:
-            print(f"{run_name(side, seed)}: trapy-train exited {code}", flush=True)
+            print(f"{name}: trapy-train exited {code}", flush=True)
             return code
     return 0
 
 
 # ---------------------------------------------------------------------- report
-def checkpoints(runs: Path, side: int, seed: int) -> list[tuple[float, Path]]:
+def checkpoints(
+    runs: Path, side: int, seed: int, variant: str = "today"
+) -> list[tuple[float, Path]]:
     """(CPU-minutes, file) of the run's numbered checkpoints, oldest first."""
-    folder = runs / run_name(side, seed) / CHECKPOINT_DIR
+    folder = runs / run_name(side, seed, variant) / CHECKPOINT_DIR
     found = []
     for path in sorted(folder.glob("ckpt_*.pt")):
         found.append((60 * where(load_checkpoint(path))["cpu_hours"], path))
@@ -123,10 +168,12 @@ def nearest(found: list[tuple[float, Path]], minutes: float) -> tuple[float, Pat
     return best if abs(best[0] - minutes) <= 0.1 * minutes else None
 
 
-def agreement_rows(runs: Path, side: int, seeds: list[int], simulations: int) -> list[dict]:
+def agreement_rows(
+    runs: Path, side: int, seeds: list[int], simulations: int, variant: str = "today"
+) -> list[dict]:
     """The seeds' agreement at each point of the cap that two or more seeds have reached."""
     cap = cap_minutes(side)
-    found = {seed: checkpoints(runs, side, seed) for seed in seeds}
+    found = {seed: checkpoints(runs, side, seed, variant) for seed in seeds}
     rows = []
     for fraction in FRACTIONS:
         points = {s: p for s in seeds if (p := nearest(found[s], fraction * cap)) is not None}
@@ -137,6 +184,7 @@ def agreement_rows(runs: Path, side: int, seeds: list[int], simulations: int) ->
         board = Board(side)
         result = seed_agreement(v, board)
         rows.append({
+            "variant": variant,
             "side": side,
             "cells": Board(side).num_cells,
             "fraction": fraction,
@@ -160,17 +208,18 @@ def _exact_decisions(v: np.ndarray, board: Board) -> list[str] | None:
     return [f"{s['agree']}/{s['solved']}" for s in scored]
 
 
-def truth_rows(runs: Path, side: int, seeds: list[int]) -> list[dict]:
+def truth_rows(runs: Path, side: int, seeds: list[int], variant: str = "today") -> list[dict]:
     """Each seed's newest net against the exact values: policy alone and 200-simulation search."""
     board, rows = Board(side), []
     for seed in seeds:
-        found = checkpoints(runs, side, seed)
+        found = checkpoints(runs, side, seed, variant)
         if not found:
             continue
         minutes, path = found[-1]
         for spec in (f"net:{path}", f"mcts:{path}:200"):
             score = score_agent(parse_agent(spec, board=board, seed=seed), side)
             rows.append({
+                "variant": variant,
                 "side": side,
                 "seed": seed,
                 "minutes": round(minutes, 1),
@@ -183,46 +232,182 @@ def truth_rows(runs: Path, side: int, seeds: list[int]) -> list[dict]:
     return rows
 
 
-def report(runs: Path, sides: list[int], seeds: list[int], simulations: int, plot: Path | None):
-    agreement = [row for side in sides for row in agreement_rows(runs, side, seeds, simulations)]
-    truth = [
-        row for side in sides if side in truth_sides() for row in truth_rows(runs, side, seeds)
+def duel_rows(
+    runs: Path, side: int, variants: list[str], seeds: list[int], games: int
+) -> list[dict]:
+    """Each row's newest nets against today's recipe's: ``games`` games a pair of seeds at
+    `DUEL_SIMULATIONS` simulations, from the side's start positions, colours exchanged."""
+    board, rows = Board(side), []
+    today = {s: found[-1] for s in seeds if (found := checkpoints(runs, side, s))}
+    starts = load_starts(board)
+    for variant in variants:
+        if variant == "today":
+            continue
+        nets = {s: found[-1] for s in seeds if (found := checkpoints(runs, side, s, variant))}
+        wins = played = 0
+        for i, (seed, (_, net)) in enumerate(nets.items()):
+            for j, (other, (_, base)) in enumerate(today.items()):
+                spec_a, spec_b = (f"mcts:{p}:{DUEL_SIMULATIONS}" for p in (net, base))
+                agent_a = parse_agent(spec_a, board=board, seed=seed)
+                agent_b = parse_agent(spec_b, board=board, seed=other)
+                match = play_match(agent_a, agent_b, num_games=games, board=board,
+                                   seed=i * len(today) + j, starts=starts)  # fmt: skip
+                wins, played = wins + match.wins, played + match.games
+        if played:
+            low, high = wilson_interval(wins, played)
+            rows.append({
+                "variant": variant,
+                "side": side,
+                "nets": len(nets),
+                "games": played,
+                "wins": wins,
+                "share": [round(wins / played, 3), round(low, 3), round(high, 3)],
+                "elo": [round(elo_difference(x)) for x in (wins / played, low, high)],
+            })  # fmt: skip
+    return rows
+
+
+def elo_rows(runs: Path, side: int, seeds: list[int], games: int) -> list[dict]:
+    """Elo against CPU-minutes: each seed's checkpoints nearest the shares of the cap, every pair
+    ``games`` games at `DUEL_SIMULATIONS` simulations from the side's start positions, colours
+    exchanged, in one round robin (cached in ``RUNS/elo_matches.jsonl``); seed 0's earliest
+    rated net is 0."""
+    cap, points = cap_minutes(side), []
+    for seed in seeds:
+        found = checkpoints(runs, side, seed)
+        for fraction in FRACTIONS:
+            if (point := nearest(found, fraction * cap)) is not None:
+                points.append((seed, fraction, *point))
+    if len(points) < 2:
+        return []
+    specs = [f"mcts:{path}:{DUEL_SIMULATIONS}" for *_, path in points]
+    board = Board(side)
+    result = play_tournament(
+        specs, board=board, num_games=games, starts=load_starts(board),
+        cache_path=runs / "elo_matches.jsonl", anchor=specs[0], progress=True,
+    )  # fmt: skip
+    ratings = {row["name"]: row for row in result.ratings.rows()}
+    return [
+        {
+            "side": side,
+            "seed": seed,
+            "fraction": fraction,
+            "minutes": round(minutes, 1),
+            "elo": [ratings[spec][key] for key in ("elo", "lower", "upper")],
+            "games": ratings[spec]["games"],
+        }
+        for (seed, fraction, minutes, _), spec in zip(points, specs, strict=True)
     ]
+
+
+def elo_difference(share: float) -> float:
+    """The Elo difference that expects ``share`` of the points (clipped to +-800)."""
+    share = min(max(share, 0.01), 0.99)
+    return 400 * math.log10(share / (1 - share))
+
+
+def report(
+    runs: Path,
+    sides: list[int],
+    seeds: list[int],
+    simulations: int,
+    plot: Path | None,
+    variants: list[str] = ("today",),
+    duel: int = 0,
+    elo: int = 0,
+):
+    agreement = [
+        row
+        for side in sides
+        for variant in variants
+        for row in agreement_rows(runs, side, seeds, simulations, variant)
+    ]
+    truth = [
+        row
+        for side in sides
+        if side in truth_sides()
+        for variant in variants
+        for row in truth_rows(runs, side, seeds, variant)
+    ]
+    duels = (
+        [row for side in sides for row in duel_rows(runs, side, variants, seeds, duel)]
+        if duel
+        else []
+    )
+    strength = [row for side in sides for row in elo_rows(runs, side, seeds, elo)] if elo else []
     print(
         f"Seeds' maps by search ({simulations} simulations an opening), by side and share of cap:"
     )
-    print("| side (cells) | cap share | CPU-minutes by seed | lowest rho | mean rho | "
+    print("| recipe | side (cells) | cap share | CPU-minutes by seed | lowest rho | mean rho | "
           "opposite decisions | share swapped by seed | maps against v* |")  # fmt: skip
-    print("| --- | ---: | --- | ---: | ---: | --- | --- | --- |")
+    print("| --- | --- | ---: | --- | ---: | ---: | --- | --- | --- |")
     for row in agreement:
         minutes = ", ".join(f"s{s} {m}" for s, m in row["minutes"].items())
         print(
-            f"| {row['side']} ({row['cells']}) | {row['fraction']:.2f} | {minutes} | "
-            f"{row['min_rho']:.3f} | {row['mean_rho']:.3f} | {', '.join(row['opposite']) or 'none'}"
+            f"| {row['variant']} | {row['side']} ({row['cells']}) | {row['fraction']:.2f} | "
+            f"{minutes} | {row['min_rho']:.3f} | {row['mean_rho']:.3f} | "
+            f"{', '.join(row['opposite']) or 'none'}"
             f" | {', '.join(f'{x:.2f}' for x in row['swap_share'])} |"
             f" {', '.join(row['exact']) if row['exact'] else '-'} |"
         )
     if truth:
         print("\nAgainst the exact values (newest net of each seed):")
-        print(
-            "| side | seed | CPU-minutes | agent | won kept | value sign | swap decisions | wrong |"
-        )
-        print("| --- | ---: | ---: | --- | --- | --- | --- | --- |")
+        print("| recipe | side | seed | CPU-minutes | agent | won kept | value sign | "
+              "swap decisions | wrong |")  # fmt: skip
+        print("| --- | --- | ---: | ---: | --- | --- | --- | --- | --- |")
         for r in truth:
             print(
-                f"| {r['side']} | {r['seed']} | {r['minutes']} | {r['agent']} | {r['won_kept']} | "
-                f"{r['value_sign']} | {r['swaps']} | {r['wrong_swaps'] or '-'} |"
+                f"| {r['variant']} | {r['side']} | {r['seed']} | {r['minutes']} | {r['agent']} | "
+                f"{r['won_kept']} | {r['value_sign']} | {r['swaps']} | {r['wrong_swaps'] or '-'} |"
+            )
+    if duels:
+        print(
+            f"\nAgainst today's recipe (newest nets, {DUEL_SIMULATIONS} simulations, {duel} "
+            "games a pair of seeds from the start positions, colours exchanged):"
+        )
+        print("| recipe | side | nets | games | win share (95%) | Elo (95%) |")
+        print("| --- | --- | ---: | ---: | --- | --- |")
+        for r in duels:
+            (p, lo, hi), (e, elo_lo, elo_hi) = r["share"], r["elo"]
+            print(
+                f"| {r['variant']} | {r['side']} | {r['nets']} | {r['games']} | "
+                f"{p:.3f} ({lo:.3f}-{hi:.3f}) | {e:+d} ({elo_lo:+d} to {elo_hi:+d}) |"
+            )
+    if strength:
+        print(
+            f"\nElo against CPU-minutes (one round robin a side, {elo} games a pair, "
+            f"{DUEL_SIMULATIONS} simulations, start positions; seed 0's first net 0):"
+        )
+        print("| side | seed | cap share | CPU-minutes | Elo (95%) |")
+        print("| --- | ---: | ---: | ---: | --- |")
+        for r in strength:
+            e, low, high = r["elo"]
+            print(
+                f"| {r['side']} | {r['seed']} | {r['fraction']:.2f} | {r['minutes']} | "
+                f"{e:+.0f} ({low:+.0f} to {high:+.0f}) |"
             )
     out = runs / "report.json"
-    out.write_text(json.dumps({"agreement": agreement, "truth": truth}, indent=1) + "\n")
+    everything = {"agreement": agreement, "truth": truth, "duels": duels, "elo": strength}
+    out.write_text(json.dumps(everything, indent=1) + "\n")
     print(f"\n{out}")
     if plot is not None:
-        print(draw(agreement, plot))
+        print(draw([row for row in agreement if row["variant"] == "today"], plot, strength))
 
 
-def draw(agreement: list[dict], path: Path) -> Path:
+def draw(agreement: list[dict], path: Path, strength: list[dict] = ()) -> Path:
     """Two panels: the seeds' lowest and mean rho at the cap against the board's cells; each
-    side's mean rho against the share of its cap."""
+    side's mean rho against the share of its cap. With ``strength``, a second picture beside
+    ``path`` (``-elo`` added to its name): each side's seeds' Elo against CPU-minutes."""
+    if strength:
+        panels: dict[str, dict[str, list]] = {}
+        for r in strength:
+            curve = panels.setdefault(f"side {r['side']}", {}).setdefault(f"seed {r['seed']}", [])
+            curve.append((r["minutes"], *r["elo"]))
+        elo_path = path.with_name(f"{path.stem}-elo{path.suffix}")
+        print(plot_curve_panels(
+            panels, elo_path, title="Elo against CPU-minutes: today's recipe, three seeds a side",
+            x_label="CPU-minutes of training", y_label="Elo (seed 0's first rated net: 0)",
+        ))  # fmt: skip
     at_cap = [row for row in agreement if row["fraction"] == 1.0]
     by_size = {
         "lowest rho of two seeds": [(r["cells"], r["min_rho"], r["min_rho"], r["min_rho"])
@@ -262,11 +447,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--beyond", type=float, default=1.0, help="train: to this many caps")
     parser.add_argument("--simulations", type=int, default=MAP_SIMULATIONS)
     parser.add_argument("--plot", type=Path, default=None)
+    parser.add_argument(
+        "--variants", nargs="+", default=["today"], choices=list(VARIANTS),
+        help="the ablation's rows (default: today's recipe alone)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--duel", type=int, default=0, help="report: games a pair of seeds against today's"
+    )
+    parser.add_argument(
+        "--elo", type=int, default=0, help="report: games a pair in each side's round robin"
+    )
     args = parser.parse_args(argv)
     with reported("size_sweep"):
         if args.action == "train":
-            return train(args.runs, args.sides, args.seeds, args.part, args.beyond)
-        report(args.runs.resolve(), args.sides, args.seeds, args.simulations, args.plot)
+            return train(args.runs, args.sides, args.seeds, args.part, args.beyond, args.variants)
+        report(
+            args.runs.resolve(), args.sides, args.seeds, args.simulations, args.plot,
+            args.variants, args.duel, args.elo,
+        )  # fmt: skip
     return 0
 
 

@@ -80,6 +80,7 @@ def test_overrides_reach_the_config():
         ("mcts.c_puct=0", r"mcts\.c_puct must be finite and > 0"),
         ("model.channels=0", r"model\.channels must be an integer >= 1"),
         ("side=41", r"side must be between 2 and 40"),
+        ("selfplay.forced_playouts=-1", r"selfplay\.forced_playouts must be finite and >= 0"),
     ],
 )
 def test_a_bad_value_is_refused_naming_the_key(override, message):
@@ -107,6 +108,8 @@ def test_onnxruntime_with_what_it_cannot_run_is_refused():
         ("train", ["ray.address=auto"], r"^ray\.address and ray\.num_cpus need Ray actors"),
         ("train", ["eval.pool=default"], r"^eval\.pool rates the periodic matches: it needs "
          r"eval\.every > 0"),
+        ("train", ["mcts=gumbel", "selfplay.forced_playouts=2"], r"^selfplay\.forced_playouts "
+         r"> 0 needs mcts\.search=puct: the gumbel search trains on its improved policy"),
         ("train", ["model.value_hidden=1000000000"], r"^model\.value_hidden must be at most 4096"),
         ("train", ["model.policy_channels=100000000"], r"^model\.policy_channels must be at most"),
         ("train", ["model.channels=1024", "model.blocks=64"], r"^model: 1024 channels x 64 "

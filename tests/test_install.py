@@ -41,6 +41,24 @@ def test_the_wheel_holds_the_configs_and_the_start_set(installed) -> None:
     assert (installed / "trapy_rl" / "configs" / "mcts" / "gumbel.yaml").is_file()
     assert (installed / "trapy_rl" / "eval" / "data" / "starts_side10.txt").is_file()
     assert (installed / "trapy_rl" / "eval" / "data" / "pool_side10.json").is_file()
+    shipped = installed / "trapy_rl" / "analysis" / "data"
+    assert sorted(p.name for p in shipped.iterdir()) == [
+        "openings-seed_0.json",
+        "openings-seed_1.json",
+    ]
+
+
+def test_the_played_maps_are_read_from_another_folder(installed, tmp_path) -> None:
+    # What the notebook reads: the maps of docs/openings.md, from the wheel's own copy.
+    read = run(
+        installed, tmp_path, "-c",
+        "import trapy_rl.analysis.published as p; from trapy_rl.analysis import load_played_map; "
+        "board, table = load_played_map('seed 1'); "
+        "print(p.__file__, board.side, len(table), table.attrs['key']['estimator'])",
+    )  # fmt: skip
+    assert read.returncode == 0, read.stderr[-2000:]
+    where, side, cells, estimator = read.stdout.split()
+    assert where.startswith(str(installed)) and (side, cells, estimator) == ("10", "145", "playout")
 
 
 def test_the_command_lines_run_from_another_folder(installed, tmp_path) -> None:

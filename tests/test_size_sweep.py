@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 from tiny import tiny_payload
 
+from trapy_rl.config import compose_settings
 from trapy_rl.train.checkpoint import write_run_checkpoint
+from trapy_rl.train.settings import TrainConfig
 
 SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
 
@@ -51,8 +53,8 @@ def test_the_report_compares_seeds_and_scores_the_truth(sweep, tmp_path, capsys)
             write_run_checkpoint(folder, iteration, payload)
     sweep.report(tmp_path, [5], [0, 1], 8, tmp_path / "sweep.png")
     out = capsys.readouterr().out
-    assert "| 5 (35) | 0.50 | s0 10.0, s1 10.0 |" in out
-    assert "| 5 (35) | 1.00 | s0 20.0, s1 20.0 |" in out
+    assert "| today | 5 (35) | 0.50 | s0 10.0, s1 10.0 |" in out
+    assert "| today | 5 (35) | 1.00 | s0 20.0, s1 20.0 |" in out
     report = json.loads((tmp_path / "report.json").read_text())
     assert [row["fraction"] for row in report["agreement"]] == [0.5, 1.0]
     assert all(row["exact"][0].endswith("/35") for row in report["agreement"])
@@ -68,3 +70,59 @@ def test_the_report_compares_seeds_and_scores_the_truth(sweep, tmp_path, capsys)
 def test_a_bad_part_is_one_clear_error(sweep):
     with pytest.raises(SystemExit):
         sweep.main(["train", "--part", "3/2"])
+
+
+def test_every_row_of_the_ablation_composes_and_changes_the_recipe(sweep, tmp_path):
+    base = compose_settings("train", TrainConfig, sweep.RECIPE.split())
+    for variant, overrides in sweep.VARIANTS.items():
+        cfg = compose_settings("train", TrainConfig, [*sweep.RECIPE.split(), *overrides])
+        assert (cfg == base) == (variant == "today"), variant
+        start = sweep.train_command(tmp_path, 6, 2, variant=variant)[1:]
+        assert start[: len(sweep.RECIPE.split())] == sweep.RECIPE.split()
+        assert set(overrides) <= set(start)
+        folder = "side6-s2" if variant == "today" else f"side6-{variant}-s2"
+        assert f"hydra.run.dir={tmp_path / folder}" in start
+
+
+def _tiny_run(folder, side, seed, minutes=20.0, iteration=50):
+    payload = tiny_payload(side=side, seed=seed, iteration=iteration)
+    payload["clock"] = {"cpu_seconds": 60 * minutes, "seconds": 60 * minutes}
+    write_run_checkpoint(folder / "checkpoints", iteration, payload)
+
+
+def test_a_row_is_reported_beside_today_and_duels_today_s_nets(sweep, tmp_path, capsys):
+    for seed in (0, 1):
+        _tiny_run(tmp_path / f"side5-s{seed}", 5, seed)
+        _tiny_run(tmp_path / f"side5-gumbel-s{seed}", 5, 10 + seed)
+    sweep.report(tmp_path, [5], [0, 1], 8, None, ["today", "gumbel"], duel=2)
+    out = capsys.readouterr().out
+    assert "| today | 5 (35) | 1.00 | s0 20.0, s1 20.0 |" in out
+    assert "| gumbel | 5 (35) | 1.00 | s0 20.0, s1 20.0 |" in out
+    (duel,) = json.loads((tmp_path / "report.json").read_text())["duels"]
+    assert (duel["variant"], duel["nets"], duel["games"]) == ("gumbel", 2, 8)  # 2 x 2 pairs
+    share, low, high = duel["share"]
+    assert share == round(duel["wins"] / 8, 3) and low <= share <= high
+    assert duel["elo"][1] <= duel["elo"][0] <= duel["elo"][2]
+
+
+def test_elo_difference_is_the_inverse_of_the_expected_score(sweep):
+    from trapy_rl.eval.elo import expected_score
+
+    for share in (0.1, 0.5, 0.76, 0.9):
+        assert float(expected_score(sweep.elo_difference(share), 0.0)) == pytest.approx(share)
+
+
+def test_elo_against_cpu_minutes_rates_every_seed_s_nets_in_one_round_robin(
+    sweep, tmp_path, capsys
+):
+    for seed in (0, 1):
+        for iteration, minutes in ((25, 10.0), (50, 20.0)):
+            _tiny_run(tmp_path / f"side5-s{seed}", 5, 10 * seed + iteration, minutes, iteration)
+    sweep.report(tmp_path, [5], [0, 1], 8, tmp_path / "sweep.png", elo=2)
+    out = capsys.readouterr().out
+    assert "| 5 | 0 | 0.50 | 10.0 | +0 (" in out  # the anchor
+    rows = json.loads((tmp_path / "report.json").read_text())["elo"]
+    assert [(r["seed"], r["fraction"]) for r in rows] == [(0, 0.5), (0, 1.0), (1, 0.5), (1, 1.0)]
+    assert all(r["games"] == 6 and r["elo"][1] <= r["elo"][0] <= r["elo"][2] for r in rows)
+    assert len((tmp_path / "elo_matches.jsonl").read_text().splitlines()) == 6
+    assert (tmp_path / "sweep-elo.png").stat().st_size > 10_000

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
 import subprocess
 import sys
+import types
 from pathlib import Path
 
 import pandas as pd
 import pytest
 from tiny import write_tiny_checkpoint
 
+import trapy_rl.analysis.report as report_module
 from trapy_rl.analysis.openings import read_opening_table
 from trapy_rl.analysis.report import opening_report
 
@@ -32,9 +35,18 @@ def test_the_report_compares_two_maps_and_writes_every_cell(tmp_path):
         refine_fairest=2,
         half_width=0.15,
         cache_dir=tmp_path / "cache",
+        ship=tmp_path / "ship",
         command="the command",
     )
     assert set(report.tables) == {"a", "b"} and report.net_table is not None
+    for label in ("a", "b"):  # the package's copy of each map is the report's, byte for byte
+        shipped = report.paths[f"shipped-{label}"]
+        assert shipped == tmp_path / "ship" / f"openings-{label}.json"
+        assert shipped.read_bytes() == report.paths[f"json-{label}"].read_bytes()
+    assert sorted(p.name for p in (tmp_path / "ship").iterdir()) == [
+        "openings-a.json",
+        "openings-b.json",
+    ]
     for label in ("a", "b"):
         board, table = read_opening_table(report.paths[f"csv-{label}"])
         assert board.side == 3 and table["games"].min() >= 4
@@ -167,3 +179,26 @@ def test_the_script_refuses_a_bad_net_in_one_line(tmp_path):
     first = done.stderr.splitlines()[0]
     assert done.returncode != 0 and first.startswith("openings_report: error:")
     assert "missing.pt" in first and "Traceback (most recent call" not in done.stderr
+
+
+def test_the_script_ships_the_maps_only_of_the_docs_report(tmp_path, monkeypatch):
+    spec = importlib.util.spec_from_file_location(
+        "openings_report", ROOT / "scripts" / "openings_report.py"
+    )
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    seen = []
+
+    def fake_report(out_dir, **settings):
+        seen.append((Path(out_dir), settings["ship"]))
+        return types.SimpleNamespace(agreement="", paths={})
+
+    monkeypatch.setattr(report_module, "opening_report", fake_report)
+    script.main([])  # docs/: the package's copies too
+    script.main(["--out", str(tmp_path / "out")])  # elsewhere: only there
+    script.main(["--out", str(tmp_path / "out"), "--ship", str(tmp_path / "ship")])
+    assert seen == [
+        (ROOT / "docs", ROOT / "trapy_rl" / "analysis" / "data"),
+        (tmp_path / "out", None),
+        (tmp_path / "out", tmp_path / "ship"),
+    ]

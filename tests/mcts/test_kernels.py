@@ -51,9 +51,11 @@ def assert_same_trees(compiled: MCTS, reference: MCTS) -> None:
         np.testing.assert_array_equal(a.priors[game, :used], priors)
 
 
-@pytest.mark.parametrize("search", ["puct", "gumbel"])
+@pytest.mark.parametrize(
+    ("search", "forced_playouts"), [("puct", 0.0), ("gumbel", 0.0), ("puct", 2.0)]
+)
 @pytest.mark.parametrize("side", [2, 4, 10])
-def test_one_leaf_per_game_builds_the_numpy_trees(side, search):
+def test_one_leaf_per_game_builds_the_numpy_trees(side, search, forced_playouts):
     board = Board(side)
     plies = [0, 1, 2, 3, 5, 8] if side > 2 else [0, 1, 1, 2, 2, 3]
     batch = random_positions(board, plies, seed=side)
@@ -68,9 +70,14 @@ def test_one_leaf_per_game_builds_the_numpy_trees(side, search):
         live = np.flatnonzero(~batch.is_over)
         if live.size == 0:
             break
-        results = [s.search(batch, games=live, add_noise=True) for s in searches]
+        results = [
+            s.search(batch, games=live, add_noise=True, forced_playouts=forced_playouts)
+            for s in searches
+        ]
         np.testing.assert_array_equal(results[0].visit_counts, results[1].visit_counts)
         np.testing.assert_array_equal(results[0].q_values, results[1].q_values)
+        if forced_playouts:  # the pruned targets, from the noisy priors of either search
+            np.testing.assert_array_equal(results[0].pruned_policy, results[1].pruned_policy)
         assert_same_trees(*searches)
         actions = np.full(batch.num_games, -1)
         legal = batch.legal_mask()[live]

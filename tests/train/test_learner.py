@@ -8,7 +8,7 @@ from tiny import TINY_NET
 
 from trapy_rl.game import Board, encode_planes, mirror_planes, mirror_policy
 from trapy_rl.nn import PolicyValueNet
-from trapy_rl.train.learner import Learner, legal_mask_from_planes
+from trapy_rl.train.learner import Learner, legal_mask_from_planes, value_targets
 from trapy_rl.train.replay import Samples
 from trapy_rl.train.settings import OptimSettings
 
@@ -84,6 +84,14 @@ def test_learning_rate_schedules():
     assert cosine.learning_rate(500) == pytest.approx(0.0)
     constant = Learner(net, Board(4), settings=OptimSettings(lr=0.1))
     assert constant.learning_rate(1000) == 0.1
+    # A run bounded by its clock: the cosine follows the share of the run behind it.
+    cosine.progress = 0.5
+    assert cosine.learning_rate(60) == cosine.learning_rate(500) == pytest.approx(0.05)
+    assert cosine.learning_rate(0) == pytest.approx(0.01)  # the warm-up still counts steps
+    cosine.progress = 1.5
+    assert cosine.learning_rate(60) == pytest.approx(0.0)
+    constant.progress = 0.5
+    assert constant.learning_rate(1000) == 0.1
 
 
 def test_optimizer_state_round_trip(make_samples):
@@ -107,6 +115,9 @@ def test_bad_arguments_are_named():
         OptimSettings(name="rmsprop")
     with pytest.raises(ValueError, match="lr_schedule"):
         OptimSettings(lr_schedule="step")
+    for share in (-0.1, 1.5, float("nan")):
+        with pytest.raises(ValueError, match=r"^optim\.value_q_share must be in \[0, 1\], got"):
+            OptimSettings(value_q_share=share)
     assert isinstance(Samples.empty(Board(4)).planes, np.ndarray)
 
 
@@ -148,3 +159,27 @@ def test_the_ownership_loss_is_the_mean_squared_error_over_played_out_positions(
     assert terms["ownership"].item() == pytest.approx(float(expected), rel=1e-5)
     rest = 1.0 * terms["policy"] + 1.0 * terms["value"]
     assert terms["total"].item() == pytest.approx((rest + 1.5 * terms["ownership"]).item())
+
+
+@pytest.mark.parametrize("share", [0.0, 0.25, 1.0])
+def test_the_value_target_mixes_the_outcome_and_the_searchs_root_value(share, make_samples):
+    """The value loss is the squared error to (1 - s) z + s q, computed here position by
+    position; s = 0 is the outcome alone, s = 1 the root value alone."""
+    board = Board(4)
+    torch.manual_seed(0)
+    net = PolicyValueNet(TINY_NET).eval()
+    samples = make_samples(board, 6, seed=5)
+    samples.values[:] = [1, -1, 1, 1, -1, -1]
+    samples.root_values = np.array([0.5, -0.25, -0.75, 1.0, 0.125, -1.0], np.float32)
+    learner = Learner(net, board, settings=OptimSettings(value_q_share=share))
+    with torch.no_grad():
+        terms = learner.losses(samples)
+        _, values = net(torch.from_numpy(samples.planes))
+    by_hand = {  # (1 - s) z + s q of each position, written out
+        0.0: [1, -1, 1, 1, -1, -1],
+        0.25: [0.875, -0.8125, 0.5625, 1.0, -0.71875, -1.0],
+        1.0: [0.5, -0.25, -0.75, 1.0, 0.125, -1.0],
+    }[share]
+    np.testing.assert_allclose(value_targets(samples, share), by_hand, rtol=0, atol=1e-7)
+    expected = np.mean((values.double().numpy() - np.array(by_hand)) ** 2)
+    assert terms["value"].item() == pytest.approx(expected, rel=1e-5)

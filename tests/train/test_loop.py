@@ -91,6 +91,75 @@ def test_resume_continues_exactly_as_without_stopping(tmp_path, make_config):
     )
 
 
+GROWING_MIXED = {  # a window growing from 32 positions, a value target half root values
+    "replay.capacity": 32,
+    "replay.growth": 0.4,
+    "replay.max_capacity": 400,
+    "optim.value_q_share": 0.5,
+}
+
+
+def test_a_growing_window_and_a_mixed_value_target_resume_exactly(tmp_path, make_config):
+    """Stopped while its window grows, the run goes on as if it had not stopped: the same
+    weights, window (slots, positions, root values) and games, iteration by iteration."""
+    straight, first, resumed = straight_and_resumed(
+        tmp_path, make_config, iterations=4, split=2, **GROWING_MIXED
+    )
+    windows = [row["replay/window"] for row in straight.history]
+    assert windows[0] < 32 < windows[1] < windows[-1]  # filling, then grown past c
+    assert windows[2:] == [row["replay/window"] for row in resumed.history]
+    losses = [row["loss/value"] for row in straight.history[2:]]
+    assert losses == [row["loss/value"] for row in resumed.history]
+    saved = load_checkpoint(first.checkpoint)["replay"]
+    assert saved["capacity"] > 32  # stopped after a growth step
+    a, b = load_checkpoint(straight.checkpoint), load_checkpoint(resumed.checkpoint)
+    for key, value in a["replay"].items():
+        np.testing.assert_array_equal(np.asarray(value), np.asarray(b["replay"][key]), key)
+    np.testing.assert_array_equal(a["selfplay"]["move_count"], b["selfplay"]["move_count"])
+    for game, plies in enumerate(a["selfplay"]["move_count"]):  # the games' plies so far
+        for key in ("history", "policies", "root_values"):
+            x, y = (np.asarray(state["selfplay"][key])[game, :plies] for state in (a, b))
+            np.testing.assert_array_equal(x, y, key)
+    assert a["replay"]["capacity"] <= 400
+    assert (a["replay"]["root_values"] != a["replay"]["values"]).any()  # q is not z
+
+
+def test_a_checkpoint_from_before_root_values_and_growth_resumes(tmp_path, make_config):
+    """A checkpoint without root values (window and games) or the new settings resumes: with
+    the defaults exactly as the run would have gone on (q is not trained on), and with a
+    growing window and a mixed target too (its older positions train on their outcomes)."""
+    from trapy_rl.train.checkpoint import write_run_checkpoint
+
+    straight = train(make_config(tmp_path / "straight", iterations=3))
+    first = train(make_config(tmp_path / "first", iterations=2))
+    payload = load_checkpoint(first.checkpoint)
+    payload.pop("path", None)
+    del payload["replay"]["root_values"], payload["selfplay"]["root_values"]
+    del payload["config"]["replay"]["growth"], payload["config"]["replay"]["max_capacity"]
+    del payload["config"]["optim"]["value_q_share"]
+    old = tmp_path / "old"
+    write_run_checkpoint(old / "checkpoints", 2, payload)
+    resumed = train(make_config(tmp_path / "resumed", iterations=3, resume=str(old)))
+    a, b = weights(straight.checkpoint), weights(resumed.checkpoint)
+    assert all(torch.equal(a[key], b[key]) for key in a)
+    mixed = train(make_config(tmp_path / "mixed", iterations=3, resume=str(old), **GROWING_MIXED))
+    assert mixed.iterations == 3 and "loss/value" in mixed.history[-1]
+
+
+def test_bad_replay_and_value_target_settings_are_refused_in_one_line(tmp_path, make_config):
+    bad = {
+        "replay.growth": (1.5, r"^replay\.growth must be in \[0, 1\], got 1\.5$"),
+        "replay.max_capacity": (0, r"^replay\.max_capacity must be between 1 and 100,000,000"),
+        "optim.value_q_share": (1.5, r"^optim\.value_q_share must be in \[0, 1\], got 1\.5$"),
+    }
+    for key, (value, message) in bad.items():
+        with pytest.raises(ValueError, match=message):
+            make_config(tmp_path, **{key: value})
+    with pytest.raises(ValueError, match=r"^replay\.max_capacity=16 is below capacity=32: a "):
+        make_config(tmp_path, **{**GROWING_MIXED, "replay.max_capacity": 16})
+    make_config(tmp_path, **{"replay.capacity": 32, "replay.max_capacity": 16})  # no growth
+
+
 def test_resume_with_another_board_or_net_fails_clearly(tmp_path, make_config):
     first = train(make_config(tmp_path / "a", iterations=1))
     with pytest.raises(CheckpointError, match=r"side-4 board.*side 5"):
@@ -476,3 +545,35 @@ def test_a_bad_opponent_is_refused_before_the_run_even_without_matches(tmp_path,
     with pytest.raises(ValueError, match=r"eval\.opponents: unknown agent spec 'bogus:1'"):
         train(cfg.replace({"eval.opponents": ["bogus:1"]}))
     assert not (tmp_path / "run").exists()  # nothing made
+
+
+def test_a_cosine_schedule_spans_the_minutes_of_a_run_bounded_by_its_clock(
+    tmp_path, make_config, monkeypatch
+):
+    """A run of ``minutes`` has no length in steps: its cosine decays over the clock. Each
+    iteration here takes 90 s of wall clock, so a 6-minute run on the wall clock learns at 0,
+    1/4, 1/2 and 3/4 of its cosine."""
+    import time as real_time
+
+    from trapy_rl.train import loop
+
+    class Slowed:
+        now = 0.0
+
+        @classmethod
+        def perf_counter(cls) -> float:
+            cls.now += 30.0
+            return cls.now
+
+        process_time = staticmethod(real_time.process_time)
+
+    monkeypatch.setattr(loop, "time", Slowed)
+    overrides = {"optim.lr_schedule": "cosine", "optim.lr": 0.01, "replay.min_size": 16}
+    result = train(make_config(tmp_path, iterations=10**6, minutes=6, clock="wall", **overrides))
+    clock = np.cumsum([0.0] + [m["perf/iteration_s"] for m in result.history[:-1]])
+    assert clock.tolist() == [0.0, 90.0, 180.0, 270.0]
+    expected = 0.01 * 0.5 * (1 + np.cos(np.pi * clock / 360.0))
+    trained = [i for i, m in enumerate(result.history) if "optim/lr" in m]
+    assert trained[-3:] == [1, 2, 3]  # the replay holds a batch after the first iteration
+    got = [result.history[i]["optim/lr"] for i in trained]
+    assert got == pytest.approx(expected[trained], rel=1e-4)

@@ -49,11 +49,12 @@ def test_the_counted_memory_is_what_replay_and_self_play_allocate(side):
     memory = cfg.memory()
     board = Board(side)
     replay = ReplayBuffer(board, cfg.replay.capacity)
-    arrays = (replay.bits, replay.policies, replay.values, replay.ownership, replay.owned)
+    arrays = [a for a in vars(replay).values() if isinstance(a, np.ndarray)]
     assert memory["replay.capacity"] == sum(a.nbytes for a in arrays)
     selfplay = SelfPlay(uniform, board, search=cfg.mcts, settings=cfg.selfplay)
     tree = MCTS(uniform, board, num_games=5, settings=cfg.mcts).tree
-    games = sum(getattr(selfplay, name).nbytes for name in ("_planes", "_policies", "_players"))
+    history = ("_planes", "_policies", "_root_values", "_players")
+    games = sum(getattr(selfplay, name).nbytes for name in history)
     trees = sum(getattr(tree, name).nbytes for name in (*tree._NODE_FIELDS, *tree._EDGE_FIELDS))
     assert memory["selfplay.num_games"] == games + trees
     weights = sum(t.numel() for t in PolicyValueNet(cfg.model).state_dict().values())
@@ -64,7 +65,9 @@ def test_the_counted_memory_is_what_replay_and_self_play_allocate(side):
     ("overrides", "message"),
     [
         (["replay.capacity=10000000"], r"the run would hold about 8\.\d\d GiB \(model 0 MiB, "
-         r"replay\.capacity 8\.83 GiB, .*above memory_gb=2: lower the largest"),
+         r"replay\.capacity 8\.87 GiB, .*above memory_gb=2: lower the largest"),
+        (["replay.growth=0.4", "replay.max_capacity=10000000"],
+         r"replay\.max_capacity 8\.87 GiB"),  # a growing window: the most it holds
         (["side=40"], r"selfplay\.num_games 8\.\d\d GiB"),
         (["mcts.num_simulations=100000"], r"selfplay\.num_games 1\d\.\d\d GiB"),
         (["model.channels=1024", "model.blocks=3"], r"model 1\.\d\d GiB"),

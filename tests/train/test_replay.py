@@ -205,10 +205,7 @@ def test_replay_bytes_is_what_the_window_holds():
 
     for side in (3, 10):
         buffer = ReplayBuffer(Board(side), capacity=100)
-        held_bytes = sum(
-            a.nbytes for a in (buffer.bits, buffer.policies, buffer.values, buffer.ownership,
-                               buffer.owned)
-        )  # fmt: skip
+        held_bytes = sum(a.nbytes for a in vars(buffer).values() if isinstance(a, np.ndarray))
         assert replay_bytes(Board(side), 100) == held_bytes
 
 
@@ -247,3 +244,153 @@ def test_a_saved_window_is_checked_against_its_declared_sizes_before_unpacking(m
         unpack_planes(np.zeros(3, np.uint8), (10**9, 9, 4, 7))
     with pytest.raises(ValueError, match="capacity must be between 1 and"):
         ReplayBuffer(board, capacity=10**12)
+
+
+# ---------------------------------------------------------------- the growing window
+@pytest.mark.parametrize(
+    ("total", "growth", "max_capacity", "window"),
+    [
+        (0, 0.4, 10**6, 0),
+        (60, 0.4, 10**6, 60),  # up to c: every position
+        (100, 0.4, 10**6, 100),
+        (1_600, 0.0, 10**6, 100),  # no growth: c
+        # c (1 + beta ((T / c) ** 0.75 - 1) / 0.75), with (T / c) ** 0.75 = 8 and 27:
+        (1_600, 0.4, 10**6, 473),  # 100 (1 + 0.4 * 7 / 0.75) = 473.33
+        (8_100, 0.4, 10**6, 1_486),  # 100 (1 + 0.4 * 26 / 0.75) = 1486.67
+        (8_100, 0.4, 1_000, 1_000),  # capped
+        (8_100, 0.75, 10**6, 2_700),  # beta = alpha: c (T / c) ** 0.75 = 100 * 27
+        (1_600, 0.75, 10**6, 800),
+    ],
+)  # fmt: skip
+def test_the_window_follows_katagos_power_law(total, growth, max_capacity, window):
+    from trapy_rl.train.replay import window_size
+
+    assert window_size(total, capacity=100, growth=growth, max_capacity=max_capacity) == window
+
+
+def test_a_position_that_leaves_the_growing_window_never_comes_back():
+    """The window's oldest position, T - window(T), never moves back as T grows (for every
+    growth up to 1): what the ring may drop for good."""
+    from trapy_rl.train.replay import window_size
+
+    totals = np.arange(0, 200_000, 7)
+    for growth in (0.1, 0.4, 1.0):
+        windows = np.array(
+            [window_size(int(t), capacity=500, growth=growth, max_capacity=10**6) for t in totals]
+        )
+        assert (np.diff(totals - windows) >= 0).all() and (windows <= totals).all()
+        assert (np.diff(windows) >= 0).all() and windows[-1] > 500
+
+
+def newest_ids(buffer: ReplayBuffer) -> np.ndarray:
+    """The values (position ids here) of the window the buffer samples from, oldest first."""
+    return held(buffer)[buffer.size - buffer.window :]
+
+
+def test_a_growing_window_samples_its_newest_positions_alone_and_stays_within_its_cap(
+    make_samples,
+):
+    """Against a list of every position added: after each add the buffer draws exactly from
+    the newest window(T) (every one of them drawn, none older), holds them in order, and its
+    arrays never pass max_capacity slots."""
+    from trapy_rl.train.replay import replay_bytes, window_size
+
+    board = Board(3)
+    settings = {"capacity": 10, "growth": 0.4, "max_capacity": 40}
+    buffer = ReplayBuffer(board, **settings)
+    pool = make_samples(board, 60, seed=4)
+    added: list[int] = []  # every position's id, in order
+    rng = np.random.default_rng(0)
+    slots, behind = [], []  # the ring's slots, and positions held behind the window
+    for chunk in (3, 9, 1, 14, 25, 40, 7, 60, 60, 120):
+        part = pool.take(rng.integers(0, len(pool), size=chunk))
+        part.values = np.arange(len(added), len(added) + chunk, dtype=np.float32)
+        part.root_values = -part.values
+        buffer.add(part)
+        added += list(range(len(added), len(added) + chunk))
+        window = window_size(len(added), capacity=10, growth=0.4, max_capacity=40)
+        assert buffer.window == window and buffer.total_added == len(added)
+        np.testing.assert_array_equal(newest_ids(buffer), added[-window:])
+        drawn = buffer.sample(4000, rng, mirror="none")
+        assert set(drawn.values.tolist()) == set(added[-window:])
+        np.testing.assert_array_equal(drawn.root_values, -drawn.values)
+        assert window <= buffer.capacity <= 40
+        held_bytes = sum(a.nbytes for a in vars(buffer).values() if isinstance(a, np.ndarray))
+        assert held_bytes <= replay_bytes(board, 40)
+        slots.append(buffer.capacity)
+        behind.append(buffer.size - window)
+    assert slots[0] == 10 and slots[-1] == 40 and len(set(slots)) > 2  # grown in steps
+    assert max(behind) > 0 and behind[-1] == 0  # the window full size at the cap
+
+
+def test_a_growing_window_round_trips_and_goes_on_as_if_never_saved(make_samples):
+    """A window saved mid-growth and loaded into a new buffer of the same settings has the
+    same slots, draws the same positions and grows the same way after; an older state
+    (without root values) takes the outcomes as its root values."""
+    board = Board(3)
+    settings = {"capacity": 8, "growth": 0.5, "max_capacity": 100}
+    samples = make_samples(board, 50, seed=6)
+    samples.values[:] = np.arange(50)
+    samples.root_values = samples.values / 100
+    buffer = ReplayBuffer(board, **settings)
+    for start in range(0, 24, 6):
+        buffer.add(samples.take(np.arange(start, start + 6)))
+    # grown to 17 slots, wrapped round, 3 positions held that the window of 14 left behind
+    assert (buffer.capacity, buffer.size, buffer.window, buffer.cursor) == (17, 17, 14, 2)
+    state = buffer.state_dict()
+    again = ReplayBuffer(board, **settings)
+    again.load_state_dict(state)
+    for start in (24, 34):
+        a, b = (x.sample(64, np.random.default_rng(start)) for x in (buffer, again))
+        for name in ("planes", "policies", "values", "root_values", "ownership", "owned"):
+            np.testing.assert_array_equal(getattr(a, name), getattr(b, name), name)
+        for x in (buffer, again):
+            x.add(samples.take(np.arange(start, start + 10)))
+        assert (buffer.capacity, buffer.cursor, buffer.window) == (
+            again.capacity, again.cursor, again.window
+        )  # fmt: skip
+    for name, value in buffer.state_dict().items():
+        np.testing.assert_array_equal(np.asarray(value), np.asarray(again.state_dict()[name]))
+
+    fixed = ReplayBuffer(board, capacity=8)  # the same state in a fixed window: the newest 8
+    fixed.load_state_dict(state)
+    np.testing.assert_array_equal(held(fixed), np.arange(16, 24))
+    old = {key: value for key, value in state.items() if key != "root_values"}
+    fixed.load_state_dict(old)
+    np.testing.assert_array_equal(fixed.root_values, fixed.values)
+
+
+def test_root_values_travel_with_their_positions(make_samples):
+    """Root values are kept through the window, mirrors, packing and the flat saved format."""
+    board = Board(4)
+    samples = make_samples(board, 5, seed=8)
+    assert np.array_equal(samples.root_values, samples.values)  # none given: the outcomes
+    samples.root_values = np.array([0.1, -0.2, 0.3, -0.4, 0.5], np.float32)
+    np.testing.assert_array_equal(samples.mirrored(board).root_values, samples.root_values)
+    np.testing.assert_array_equal(Samples.unpacked(samples.packed()).root_values,
+                                  samples.root_values)  # fmt: skip
+    old = {k: v for k, v in samples.packed().items() if k != "root_values"}
+    np.testing.assert_array_equal(Samples.unpacked(old).root_values, samples.values)
+    both = Samples.concatenate([samples, samples.take(np.array([4, 0]))], board)
+    np.testing.assert_array_equal(both.root_values[-2:], samples.root_values[[4, 0]])
+    buffer = ReplayBuffer(board, capacity=5)
+    buffer.add(samples)
+    np.testing.assert_array_equal(buffer.state_dict()["root_values"], samples.root_values)
+    drawn = buffer.sample(200, np.random.default_rng(1), mirror="both")
+    mirrored = samples.mirrored(board).policies
+    for policy, root_value in zip(drawn.policies, drawn.root_values):  # found by its policy
+        found = (samples.policies == policy).all(axis=1) | (mirrored == policy).all(axis=1)
+        assert root_value == samples.root_values[np.flatnonzero(found)[0]]
+    bad = {**buffer.state_dict(), "root_values": np.zeros(4, np.float32)}
+    with pytest.raises(ValueError, match=r"root_values has shape \(4,\), the window needs \(5,\)"):
+        ReplayBuffer(board, capacity=5).load_state_dict(bad)
+
+
+def test_bad_growth_settings_are_named():
+    board = Board(3)
+    for growth in (-0.1, 1.5, float("nan")):
+        with pytest.raises(ValueError, match=r"replay growth must be in \[0, 1\], got"):
+            ReplayBuffer(board, 10, growth=growth, max_capacity=20)
+    with pytest.raises(ValueError, match=r"replay max_capacity=5 is below capacity=10"):
+        ReplayBuffer(board, 10, growth=0.4, max_capacity=5)
+    assert ReplayBuffer(board, 10, max_capacity=5).max_capacity == 10  # no growth: unused

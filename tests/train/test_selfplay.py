@@ -64,11 +64,22 @@ def test_continuing_after_a_state_round_trip_is_identical():
     np.testing.assert_array_equal(first.batch.stones, second.batch.stones)
     a, b = first.play(20, seed=5), second.play(20, seed=5)
     assert [r.moves for r in a.records] == [r.moves for r in b.records]
-    for x, y in zip(
-        (a.samples.planes, a.samples.policies, a.samples.values),
-        (b.samples.planes, b.samples.policies, b.samples.values),
-    ):
-        np.testing.assert_array_equal(x, y)
+    for name in ("planes", "policies", "values", "root_values"):
+        np.testing.assert_array_equal(getattr(a.samples, name), getattr(b.samples, name), name)
+
+
+def test_games_saved_before_root_values_were_kept_take_their_outcomes_there():
+    """A state without root values (an older checkpoint): the positions searched before it
+    take their outcome as root value, the later ones their search's."""
+    board = Board(4)
+    first, _ = play(board, moves=7, seed=3)
+    state = first.state_dict()
+    older = make_selfplay(board, seed=99)
+    older.load_state_dict({k: v for k, v in state.items() if k != "root_values"})
+    a, b = first.play(20, seed=5).samples, older.play(20, seed=5).samples
+    searched = a.root_values == b.root_values
+    np.testing.assert_array_equal(b.root_values[~searched], b.values[~searched])
+    assert 0 < (~searched).sum() < searched.sum() and (a.root_values != a.values).any()
 
 
 def test_a_state_for_another_board_is_refused():
@@ -236,6 +247,48 @@ def test_playout_cap_randomization_records_only_the_full_searches():
         SelfPlaySettings(full_search_share=0.0)
 
 
+@pytest.mark.parametrize("forced_playouts", [0.0, 2.0])
+def test_forced_playouts_make_the_full_searches_targets_the_pruned_counts(forced_playouts):
+    """The first move's targets, against the same search run by hand: the visit counts
+    normalised (today's rule) with forced_playouts 0, the pruned policy with k > 0."""
+    from trapy_rl.mcts import MCTS
+
+    board = Board(5)
+    evaluator = UniformEvaluator()
+    selfplay = make_selfplay(
+        board, evaluator=evaluator, num_simulations=48, forced_playouts=forced_playouts
+    )
+    selfplay.play(1, seed=4)
+    targets = selfplay.state_dict()["policies"][:, 0]  # [B, A]
+    rng = np.random.default_rng(4)  # the call's generator: it seeds the search first
+    search = MCTS(
+        evaluator, board, num_games=6, settings=selfplay.search, seed=int(rng.integers(2**63))
+    )
+    result = search.search(BatchGame(6, board), add_noise=True, forced_playouts=forced_playouts)
+    counts = result.visit_counts.astype(np.float32)
+    plain = counts / counts.sum(axis=1, keepdims=True)
+    if forced_playouts:
+        np.testing.assert_array_equal(targets, result.pruned_policy)
+        assert not np.array_equal(targets, plain)
+    else:
+        assert result.pruned_policy is None
+        np.testing.assert_array_equal(targets, plain)
+
+
+def test_forced_playouts_are_refused_with_the_gumbel_search_and_below_zero():
+    with pytest.raises(ValueError, match=r"^selfplay\.forced_playouts must be finite and >= 0"):
+        SelfPlaySettings(forced_playouts=-1.0)
+    with pytest.raises(ValueError, match=r"^selfplay\.forced_playouts must be finite"):
+        SelfPlaySettings(forced_playouts=float("nan"))
+    with pytest.raises(ValueError, match="forced_playouts > 0 needs the puct search"):
+        SelfPlay(
+            UniformEvaluator(),
+            Board(3),
+            search=SearchSettings(search="gumbel"),
+            settings=SelfPlaySettings(forced_playouts=2.0),
+        )
+
+
 class SwapBiasedEvaluator(UniformEvaluator):
     """A uniform prior but for the swap, whose logit is ``swap_logit`` (+20: the search
     always swaps; -20: it never does)."""
@@ -312,6 +365,11 @@ def test_a_declined_swap_also_trains_the_position_after_the_swap(swap_logit):
         np.testing.assert_allclose(more.samples.policies[start], expected / expected.sum())
         assert more.samples.policies[start][~after_swap.legal_mask()].sum() == 0
         assert more.samples.values[start] == more.samples.values[start - length + 1]
+        # no search of its own: its root value is its outcome (the decision's counts the swap)
+        assert more.samples.root_values[start] == more.samples.values[start]
+        np.testing.assert_array_equal(
+            more.samples.root_values[ours], plain.samples.root_values[theirs]
+        )
         # the decision and the position after the swap differ only in the swap plane
         differ = (more.samples.planes[start] != more.samples.planes[start - length + 1]).any(
             axis=(1, 2)
@@ -376,3 +434,70 @@ def test_ownership_targets_are_the_final_stones_of_games_played_out():
     assert start == len(samples)
     _, resigned = play(board, moves=1, evaluator=BlueIsLost(), resign_playout_fraction=0.0)
     assert not resigned.samples.owned.any()
+
+
+def winning_moves(state: GameState) -> list[int]:
+    return [a for a in state.legal_actions() if state.copy().play(a).winner]
+
+
+def one_move_from_a_win(board: Board, mover: int, seed: int) -> GameState:
+    """A position of a random game in which ``mover``, to move, can win at once."""
+    rng = np.random.default_rng(seed)
+    while True:
+        state = GameState(board)
+        while not state.is_over:
+            if state.to_move == mover and state.move_count >= 2 and winning_moves(state):
+                return state
+            state.play(int(rng.choice(state.legal_actions())))
+
+
+class WinningMovesOnly:
+    """Prior only on the moves that win at once (the others legal with prior 0), and the value
+    ``value`` for the player to move: a search of S simulations from a position with a winning
+    move spends them all there, so the root's mean value is (value + S) / (S + 1)."""
+
+    def __init__(self, value: float):
+        self.value = value
+
+    def __call__(self, batch, games):
+        logits = np.full((len(games), batch.board.num_actions), -np.inf, np.float32)
+        for row, g in enumerate(games):
+            for action in np.flatnonzero(batch.legal_mask()[g]):
+                trial = batch.take([g])
+                trial.step(np.array([action]))
+                logits[row, action] = 0.0 if trial.winner[0] else np.finfo(np.float32).min
+        return logits, np.full(len(games), self.value, np.float32)
+
+
+@pytest.mark.parametrize("search", ["puct", "gumbel"])
+def test_each_position_keeps_its_searchs_root_value_for_the_player_to_move(search):
+    """Blue to move in one game, yellow in the other, each one move from a win, the net's
+    value -0.5 for the mover: the recorded q is the root's mean value (-0.5 + 8) / 9 for the
+    mover, whichever colour, and z is +1."""
+    board = Board(4)
+    states = [one_move_from_a_win(board, BLUE, 0), one_move_from_a_win(board, YELLOW, 1)]
+    settings = SearchSettings(
+        num_simulations=8, search=search, dirichlet_fraction=0.0, max_considered=1
+    )
+    selfplay = SelfPlay(
+        WinningMovesOnly(-0.5),
+        board,
+        search=settings,
+        settings=SelfPlaySettings(num_games=2, resign_playout_fraction=0.0, **SMALL_BOARD),
+    )
+    longest = max(state.move_count for state in states)
+    history = np.zeros((2, longest), np.int16)
+    for row, state in enumerate(states):
+        history[row, : state.move_count] = state.history
+    saved = selfplay.state_dict() | {
+        "history": history,
+        "move_count": np.array([state.move_count for state in states]),
+        "policies": np.zeros((2, longest, board.num_actions), np.float32),  # not recorded
+        "root_values": np.zeros((2, longest), np.float32),
+    }
+    selfplay.load_state_dict(saved)
+    result = selfplay.play(1, seed=0)
+    assert [r.winner for r in result.records] == [BLUE, YELLOW]
+    assert len(result.samples) == 2  # the positions one move from the win alone
+    np.testing.assert_array_equal(result.samples.values, [1.0, 1.0])
+    np.testing.assert_allclose(result.samples.root_values, (-0.5 + 8) / 9, rtol=1e-6)

@@ -28,6 +28,7 @@ from trapy_rl.analysis.openings import (
     opening_table,
 )
 from trapy_rl.analysis.playout_jobs import PlayoutJob
+from trapy_rl.analysis.published import load_played_map, shipped_map_names
 from trapy_rl.analysis.summary import OpeningSummary, near_long_edge_middle, summarize
 
 __all__ = [
@@ -39,6 +40,7 @@ __all__ = [
     "draw_opening_map",
     "draw_ranking",
     "estimate_openings",
+    "load_played_map",
     "mirror_average",
     "mirror_pool",
     "near_long_edge_middle",
@@ -50,6 +52,7 @@ __all__ = [
     "refine_fairest",
     "rollout_counts",
     "search_values",
+    "shipped_map_names",
     "summarize",
     "swapped_openings",
 ]

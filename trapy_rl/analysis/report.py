@@ -12,13 +12,16 @@ as well, and writes into a folder:
     openings-<label>.csv   each table, as `trapy-openings` writes it (and .json; the label
                            with every run of other characters than letters and digits as _)
 
+and, with ``ship``, the same JSON files into a second folder: trapy_rl/analysis/data, the
+copies the package ships (`trapy_rl.analysis.published` reads them).
+
 ``scripts/openings_report.py`` is its command line; docs/openings.md is its output.
 """
 
 from __future__ import annotations
 
-import re
 import shlex
+import shutil
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -43,6 +46,7 @@ from trapy_rl.analysis.openings import (
     sittings,
     write_opening_table,
 )
+from trapy_rl.analysis.published import map_stem
 from trapy_rl.analysis.replication import (
     FAIREST_SHARED_BAR,
     SPEARMAN_BAR,
@@ -92,6 +96,7 @@ def opening_report(
     extend: str | Path | None = None,
     before: str | Path | None = None,
     notes: str | Path | None = None,
+    ship: str | Path | None = None,
     cache_dir: str | Path | None = "default",
     command: str | None = None,
 ) -> OpeningReport:
@@ -113,6 +118,8 @@ def opening_report(
             ``##`` heading first, its links relative to ``out_dir``): what later experiments
             found about these maps, kept with the command that writes the report so that
             writing it again keeps them.
+        ship: a folder each map's JSON is copied into as well, byte for byte (the package's
+            trapy_rl/analysis/data for docs/: `trapy_rl.analysis.published` reads it there).
         command: the command line printed in the report (default: this process's).
 
     Returns:
@@ -138,7 +145,7 @@ def opening_report(
             half_width=half_width,
             seed=seed,
             workers=workers,
-            extend=None if extend is None else Path(extend) / f"{_stem(label)}.json",
+            extend=None if extend is None else Path(extend) / f"{map_stem(label)}.json",
             cache_dir=cache_dir,
             progress=True,
         )
@@ -157,8 +164,14 @@ def opening_report(
     paths: dict[str, Path] = {}
     for label, table in tables.items():
         paths[f"csv-{label}"], paths[f"json-{label}"] = write_opening_table(
-            table, out / _stem(label)
+            table, out / map_stem(label)
         )
+    if ship is not None:
+        Path(ship).mkdir(parents=True, exist_ok=True)
+        for label in labels:
+            source = paths[f"json-{label}"]
+            paths[f"shipped-{label}"] = Path(ship) / source.name
+            shutil.copyfile(source, paths[f"shipped-{label}"])
     paths["map"] = out / "openings-map.png"
     _draw_maps(tables, board, agreement, labels).savefig(paths["map"], dpi=130, bbox_inches="tight")
     paths["fairest"] = out / "openings-fairest.png"
@@ -191,7 +204,7 @@ def opening_report(
 
 def _earlier_table(folder: Path, label: str, board: Board) -> pd.DataFrame:
     """The map labelled ``label`` of the report in ``folder`` (its JSON, with its settings)."""
-    table_board, table = read_opening_json(folder / f"{_stem(label)}.json")
+    table_board, table = read_opening_json(folder / f"{map_stem(label)}.json")
     if table_board.side != board.side:
         raise ValueError(f"{folder}: its {label} map is of side {table_board.side}")
     return table
@@ -216,12 +229,6 @@ def _agreement_row(
         f"{agreement.fairest} | {agreement.same_decision} of {agreement.sure_in_both} | "
         f"{', '.join(agreement.disagree) or 'none'} | {corrected:.2f} |"
     )
-
-
-def _stem(label: str) -> str:
-    """A map's file name without suffix: ``openings-<label>``, each run of other characters
-    than letters and digits as _."""
-    return f"openings-{re.sub(r'[^A-Za-z0-9]+', '_', label).strip('_')}"
 
 
 def _games_sentence(key: dict) -> str:

@@ -29,6 +29,8 @@ several leaves to one evaluator call (leaf parallelism, AlphaGo's and KataGo's):
    at an unexpanded edge, which it claims (`trapy_rl.mcts.tree.PENDING`), or at a terminal
    node. A descent that reaches an edge claimed in this step ends the game's descents for the
    step (a collision: the next ones would repeat it, as they do where the search is sure).
+   With forced playouts (self-play's, `trapy_rl.mcts.pruning`) a root child below its forced
+   playouts is taken before the PUCT rule is asked, its pending descents counted as visits.
 2. The caller replays and evaluates the new leaves (`trapy_rl.game.kernels.play_paths`, one
    evaluator call for all).
 3. `expand_and_backup`: in the order of the descents, the new leaves join their trees and each
@@ -93,9 +95,29 @@ def _select(node, children, priors, edge_visits, edge_q, edge_sums, node_visits,
 
 
 @njit(nogil=True)
+def _forced_root_action(root, children, priors, edge_visits, node_visits, virtual, base,
+                        forced_playouts):  # fmt: skip
+    """The lowest action at flat root ``root`` whose child is below its forced playouts
+    (`trapy_rl.mcts.pruning`), each pending descent counted as a visit; -1 if none."""
+    # Every visit of the root but its own evaluation went through a child; so did every
+    # pending descent.
+    total = np.float64(node_visits[root] - 1 + virtual[root])
+    p, n = priors[root], edge_visits[root]
+    for a in range(priors.shape[1]):
+        if n[a] < 1:
+            continue  # unvisited (or illegal): never forced
+        child = children[root, a]
+        pending = virtual[base + child] if child >= 0 else (1 if child == PENDING else 0)
+        visits = np.float64(n[a]) + pending
+        if visits * visits < forced_playouts * np.float64(p[a]) * total:
+            return a
+    return -1
+
+
+@njit(nogil=True)
 def _descend(children, priors, edge_visits, edge_q, edge_sums, node_visits, node_sums, virtual,
              terminal, capacity, games, counts, root_actions, c_puct, fpu_reduction,
-             virtual_loss, out_game, out_nodes, out_actions, out_depth, out_new,
+             virtual_loss, forced_playouts, out_game, out_nodes, out_actions, out_depth, out_new,
              made):  # fmt: skip
     m = 0
     scores = np.empty(priors.shape[1], dtype=np.float32)
@@ -105,9 +127,15 @@ def _descend(children, priors, edge_visits, edge_q, edge_sums, node_visits, node
             node, depth, new, collided = base, 0, False, False
             while True:
                 out_nodes[m, depth] = node - base
+                action = -1
                 if depth == 0 and root_actions.shape[1] > 0:
                     action = root_actions[i, j]
-                else:
+                elif depth == 0 and forced_playouts > 0:
+                    action = _forced_root_action(
+                        node, children, priors, edge_visits, node_visits, virtual, base,
+                        forced_playouts,
+                    )  # fmt: skip
+                if action < 0:
                     action = _select(
                         node, children, priors, edge_visits, edge_q, edge_sums, node_visits,
                         node_sums, virtual, base, c_puct, fpu_reduction, virtual_loss, scores,
@@ -178,6 +206,7 @@ def descend(
     fpu_reduction: float,
     virtual: str = "visits",
     root_actions: np.ndarray | None = None,
+    forced_playouts: float = 0.0,
 ) -> Descents:
     """Up to ``counts[i]`` descents with virtual visits or losses in the tree of each
     ``games[i]``.
@@ -191,6 +220,8 @@ def descend(
         virtual: how pending descents count, ``visits`` or ``loss`` (`SearchSettings.virtual`).
         root_actions: [n, max(counts)] int, the action each descent takes at the root (the
             gumbel root chooses them), or None for PUCT there too.
+        forced_playouts: k > 0: at the root, a child below its forced playouts is taken
+            before the PUCT rule is asked (`trapy_rl.mcts.pruning`); 0: PUCT alone.
 
     Returns:
         The descents (`Descents`), at least one per game.
@@ -199,15 +230,15 @@ def descend(
         raise ValueError(f"virtual must be one of {VIRTUALS}, got {virtual!r}")
     num_actions = tree.num_actions
     descents = Descents(int(counts.sum()), len(games), num_actions + 1)
-    forced = np.zeros((len(games), 0), dtype=np.intp) if root_actions is None else root_actions
+    chosen = np.zeros((len(games), 0), dtype=np.intp) if root_actions is None else root_actions
     count = _descend(
         tree.rows("children_index"), tree.rows("priors"), tree.rows("edge_visits"),
         tree.rows("edge_q"), tree.rows("edge_value_sums"), tree.node_visits.reshape(-1),
         tree.node_value_sums.reshape(-1), tree.virtual_visits.reshape(-1),
         tree.terminal.reshape(-1), tree.capacity, games.astype(np.intp),
-        counts.astype(np.intp), forced.astype(np.intp), float(c_puct), float(fpu_reduction),
-        virtual == "loss", descents.game, descents.nodes, descents.actions, descents.depth,
-        descents.new, descents.made,
+        counts.astype(np.intp), chosen.astype(np.intp), float(c_puct), float(fpu_reduction),
+        virtual == "loss", float(forced_playouts), descents.game, descents.nodes,
+        descents.actions, descents.depth, descents.new, descents.made,
     )  # fmt: skip
     descents.trim(count)
     return descents

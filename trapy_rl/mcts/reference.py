@@ -12,6 +12,10 @@ and nodes of its path as a visit of unchanged value (``virtual="visits"``) or as
 (``virtual="loss"``), a descent that reaches a leaf claimed in the step ending the step's
 descents; then the leaves are expanded and backed up
 in the order of the descents. That is the rule of `trapy_rl.mcts.kernels`, written out here.
+
+With ``forced_playouts`` k > 0 the root takes the rules of `trapy_rl.mcts.pruning`, written
+out here child by child: a child below its forced playouts comes first (its pending descents
+counted as visits), and `pruned_policy` is the pruned policy target.
 """
 
 from __future__ import annotations
@@ -66,6 +70,7 @@ class ReferenceSearch:
         self._gumbel: dict[int, float] = {}
         self._considered: list[int] = []
         self._schedule: tuple[int, ...] = ()
+        self._forced_playouts = 0.0  # k of the search under way
 
     def _new_node(self, state: GameState) -> tuple[_Node, float]:
         """The node of ``state`` and its value for the player to move."""
@@ -77,7 +82,29 @@ class ReferenceSearch:
         node = _Node(terminal=False, priors={a: float(priors[a]) for a in state.legal_actions()})
         return node, float(values[0])
 
+    def _forced_root_action(self, virtual: dict, claimed: set) -> int | None:
+        """The lowest root action whose child has had a playout but fewer than its forced
+        playouts, sqrt(k * P(c) * sum of the children's visits), pending descents counted as
+        visits; None if there is none."""
+        root = self.nodes[()]
+        visits = {}
+        for action in root.priors:
+            pending = virtual.get((action,), 0) + ((action,) in claimed)
+            visits[action] = root.child_visits.get(action, 0) + pending
+        total = sum(visits.values())
+        for action in sorted(root.priors):
+            n = visits[action]
+            if root.child_visits.get(action, 0) >= 1 and n * n < (
+                self._forced_playouts * float(np.float32(root.priors[action])) * total
+            ):
+                return action
+        return None
+
     def _select(self, node: _Node, path: tuple[int, ...], virtual: dict, claimed: set) -> int:
+        if not path and self._forced_playouts > 0:
+            forced = self._forced_root_action(virtual, claimed)
+            if forced is not None:
+                return forced
         # The batched search scores in float32; the same roundings here give the same ties.
         f32 = np.float32
         scale = f32(self.c_puct * math.sqrt(node.visits + virtual.get(path, 0)))
@@ -103,7 +130,11 @@ class ReferenceSearch:
         return best_action
 
     def search(
-        self, state: GameState, num_simulations: int, gumbel_noise: np.ndarray | None = None
+        self,
+        state: GameState,
+        num_simulations: int,
+        gumbel_noise: np.ndarray | None = None,
+        forced_playouts: float = 0.0,
     ) -> None:
         """Run ``num_simulations`` simulations from ``state`` (the root of the kept tree).
 
@@ -111,7 +142,9 @@ class ReferenceSearch:
             state: the root position.
             num_simulations: simulations to run.
             gumbel_noise: gumbel search only: [A] the root's Gumbel noise (default none).
+            forced_playouts: k of the forced playouts at the root (puct only); 0: none.
         """
+        self._forced_playouts = float(forced_playouts)
         use_gumbel = self.settings.search == "gumbel"
         if use_gumbel:
             self.nodes = {}
@@ -236,6 +269,47 @@ class ReferenceSearch:
         root = self.nodes[()]
         most = max(root.child_visits.get(a, 0) for a in self._considered)
         return self._gumbel_root_action(most)
+
+    # ------------------------------------------------------------------ policy target pruning
+    def pruned_policy(self, num_actions: int, forced_playouts: float) -> np.ndarray:
+        """[A] the policy target after policy target pruning with k = ``forced_playouts``.
+
+        c* the most visited root child (the lowest action among equals) keeps its visits;
+        every other child gives up visits one at a time, at most n_forced(c), while its PUCT
+        value with the fewer visits stays below c*'s, and is dropped if 1 visit or fewer
+        remain; the rest normalised.
+        """
+        root = self.nodes[()]
+        counts = {a: n for a, n in root.child_visits.items() if n > 0}
+        total = sum(counts.values())
+        sqrt_n = math.sqrt(root.visits)
+
+        def puct(action: int, n: int) -> float:
+            q = float(np.float32(root.child_value_sums[action] / root.child_visits[action]))
+            prior = float(np.float32(root.priors[action]))
+            return q + self.c_puct * prior * sqrt_n / (1 + n)
+
+        best = min(counts, key=lambda a: (-counts[a], a))
+        best_puct = puct(best, counts[best])
+        pruned = {best: counts[best]}
+        for action, n in counts.items():
+            if action == best:
+                continue
+            forced_squared = forced_playouts * float(np.float32(root.priors[action])) * total
+            taken = 0
+            while (
+                taken + 1 <= n
+                and (taken + 1) ** 2 <= forced_squared
+                and puct(action, n - taken - 1) < best_puct
+            ):
+                taken += 1
+            if n - taken > 1:
+                pruned[action] = n - taken
+        policy = np.zeros(num_actions)
+        kept = sum(pruned.values())
+        for action, n in pruned.items():
+            policy[action] = n / kept
+        return policy
 
     def advance(self, action: int) -> None:
         """Keep the subtree of ``action`` as the new tree (nothing if it was not expanded)."""

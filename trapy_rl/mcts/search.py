@@ -61,6 +61,7 @@ from trapy_rl.mcts.policies import (
     normalize_logits,
     select_puct,
 )
+from trapy_rl.mcts.pruning import check_forced_playouts, forced_children, prune_policy_target
 from trapy_rl.mcts.settings import SearchSettings
 from trapy_rl.mcts.tree import NO_CHILD, Tree
 
@@ -93,6 +94,8 @@ class SearchResult:
             ``softmax(logits + sigma(completed q))`` (`trapy_rl.mcts.gumbel`); else None.
         selected_actions: gumbel search only: [n] int64, the action to play (the best
             remaining one of sequential halving); else None.
+        pruned_policy: a search with forced playouts only: [n, A] float32, the policy target
+            after policy target pruning (`trapy_rl.mcts.pruning`); else None.
     """
 
     games: np.ndarray
@@ -102,6 +105,7 @@ class SearchResult:
     priors: np.ndarray
     improved_policy: np.ndarray | None = None
     selected_actions: np.ndarray | None = None
+    pruned_policy: np.ndarray | None = None
 
 
 class MCTS:
@@ -200,6 +204,7 @@ class MCTS:
         games: np.ndarray | None = None,
         add_noise: bool = False,
         num_simulations: int | None = None,
+        forced_playouts: float = 0.0,
     ) -> SearchResult:
         """Run ``num_simulations`` new simulations in each of ``games`` (default all).
 
@@ -210,6 +215,9 @@ class MCTS:
                 Gumbel noise on the root logits (gumbel; without it the search is
                 deterministic and plays its best action).
             num_simulations: overrides the default of this search.
+            forced_playouts: self-play's k of KataGo's forced playouts at the root, whose
+                result then holds the pruned policy target (`trapy_rl.mcts.pruning`); 0 (the
+                default): none. The puct search only.
 
         A gumbel search starts every root afresh (its schedule counts this search's visits).
         """
@@ -220,6 +228,13 @@ class MCTS:
         sims = self.settings.num_simulations if num_simulations is None else int(num_simulations)
         if sims < 0:
             raise ValueError(f"num_simulations must be >= 0, got {sims}")
+        forced = check_forced_playouts(forced_playouts)
+        use_gumbel = self.settings.search == "gumbel"
+        if forced and use_gumbel:
+            raise ValueError(
+                "forced_playouts is for the puct search: the gumbel search's policy target is "
+                "its improved policy, not its visit counts"
+            )
         gs = self._game_indices(games)
         over = batch.winner[gs] != 0
         if over.any():
@@ -227,7 +242,6 @@ class MCTS:
         roots = batch.take(gs)
         self._check_roots(gs, roots)
         tree = self.tree
-        use_gumbel = self.settings.search == "gumbel"
         if use_gumbel:
             tree.reset(gs)
         fresh = tree.num_nodes[gs] == 0
@@ -254,19 +268,29 @@ class MCTS:
                 dirichlet_fraction=self.settings.dirichlet_fraction,
             )
             tree.priors[gs, 0] = np.where(legal, noisy, -np.inf)
+        search_priors = tree.priors[gs, 0].copy() if forced else None  # [n, A], noise included
         try:
             if self.compiled:
-                self._simulate_compiled(gs, roots, sims, root)
+                self._simulate_compiled(gs, roots, sims, root, forced)
             else:
                 scratch = roots.copy()
                 for i in range(sims):
                     root_actions = None if root is None else root.actions(i)
-                    self._simulate(gs, roots, scratch, root_actions)
+                    self._simulate(gs, roots, scratch, root_actions, forced)
         finally:
             tree.priors[gs, 0] = clean_priors
         result = self._result(gs, clean_priors)
         if root is not None:
             result.improved_policy, result.selected_actions = root.finish()
+        if forced:
+            result.pruned_policy = prune_policy_target(
+                search_priors,
+                tree.edge_visits[gs, 0],
+                tree.edge_q[gs, 0],
+                tree.node_visits[gs, 0],
+                c_puct=self.settings.c_puct,
+                forced_playouts=forced,
+            )
         return result
 
     def _simulate(
@@ -275,11 +299,13 @@ class MCTS:
         roots: BatchGame,
         scratch: BatchGame,
         root_actions: np.ndarray | None = None,
+        forced_playouts: float = 0.0,
     ) -> None:
         """One simulation in each game of ``gs``: select, replay, evaluate, expand, back up.
 
         Nodes are addressed by flat ids ``game * N + node`` into [B * N, A] views of the tree.
-        ``root_actions`` ([n] int), when given, are the actions taken at the roots (gumbel).
+        ``root_actions`` ([n] int), when given, are the actions taken at the roots (gumbel);
+        with ``forced_playouts`` > 0 a root child below its forced playouts comes first.
         """
         tree = self.tree
         n, num_actions = len(gs), tree.num_actions
@@ -308,6 +334,14 @@ class MCTS:
                     c_puct=self.settings.c_puct,
                     fpu_reduction=self.settings.fpu_reduction,
                 )
+                if forced_playouts and not path_actions:  # the root level: every game
+                    forced = forced_children(
+                        np.take(priors, current, axis=0),
+                        np.take(edge_visits, current, axis=0),
+                        forced_playouts=forced_playouts,
+                    )
+                    under = forced.any(axis=1)
+                    actions[under] = forced[under].argmax(axis=1)  # the lowest such action
             level = np.full(n, -1, dtype=np.intp)
             level[active] = actions
             path_actions.append(level)
@@ -368,10 +402,16 @@ class MCTS:
         self._backup(path_ids, path_actions, depth, values)
 
     def _simulate_compiled(
-        self, gs: np.ndarray, roots: BatchGame, sims: int, root: GumbelRoot | None
+        self,
+        gs: np.ndarray,
+        roots: BatchGame,
+        sims: int,
+        root: GumbelRoot | None,
+        forced_playouts: float = 0.0,
     ) -> None:
         """``sims`` simulations in each game of ``gs`` by the compiled steps, each game
-        sending up to `leaves` new leaves to each evaluator call."""
+        sending up to `leaves` new leaves to each evaluator call (forced playouts at the
+        roots where ``forced_playouts`` > 0)."""
         done = np.zeros(len(gs), dtype=np.intp)  # simulations made in each game
         try:
             while (done < sims).any():
@@ -380,7 +420,9 @@ class MCTS:
                 root_actions = None
                 if root is not None:
                     root_actions = root.batch_actions(done[step], counts[step], games=step)
-                made = self._step_compiled(gs[step], roots, step, counts[step], root_actions)
+                made = self._step_compiled(
+                    gs[step], roots, step, counts[step], root_actions, forced_playouts
+                )
                 done[step] += made
         except BaseException:
             # A failed step leaves claimed edges and virtual visits behind: drop those trees.
@@ -395,6 +437,7 @@ class MCTS:
         rows: np.ndarray,
         counts: np.ndarray,
         root_actions: np.ndarray | None,
+        forced_playouts: float = 0.0,
     ) -> np.ndarray:
         """One step in the games ``gs`` ([n]; ``rows`` their rows in ``roots``): descend
         ``counts`` times in each, evaluate the new leaves in one call, expand and back up.
@@ -412,6 +455,7 @@ class MCTS:
             fpu_reduction=settings.fpu_reduction,
             virtual=settings.virtual,
             root_actions=root_actions,
+            forced_playouts=forced_playouts,
         )
         m = descents.count
         values = np.full(m, -1.0)  # a terminal leaf: the player to move there has lost

@@ -3,9 +3,11 @@
 Shapes: n positions, C planes, H x W grid, K cells, A actions.
 
 Loss = ``policy_weight`` * cross-entropy(visit distribution, softmax of the net's logits over
-the legal actions) + ``value_weight`` * mean squared error(value, outcome z). The policy term
-is the mean over the positions that have a policy target: a row of zeros trains the value
-only. The legal actions
+the legal actions) + ``value_weight`` * mean squared error(value, target). The value target is
+the outcome z, or with ``value_q_share`` = s > 0 the mix (1 - s) z + s q of the outcome and the
+search's root value q (`value_targets`), both for the player to move: a target of lower
+variance. The policy term is the mean over the positions that have a policy target: a row of
+zeros trains the value only. The legal actions
 are read off the planes themselves (an on-board point without a stone; the swap where the swap
 plane is set), so mirrored planes bring their own mask.
 """
@@ -23,7 +25,7 @@ from trapy_rl.game.planes import PLANE_NAMES
 from trapy_rl.train.replay import Samples
 from trapy_rl.train.settings import OptimSettings
 
-__all__ = ["Learner", "legal_mask_from_planes"]
+__all__ = ["Learner", "legal_mask_from_planes", "value_targets"]
 
 _OWN, _OPPONENT = PLANE_NAMES.index("own"), PLANE_NAMES.index("opponent")
 _ON_BOARD, _SWAP = PLANE_NAMES.index("on_board"), PLANE_NAMES.index("swap_allowed")
@@ -51,6 +53,16 @@ def legal_mask_from_planes(planes: torch.Tensor, board: Board) -> torch.Tensor:
     return torch.cat([cells, swap[:, None]], dim=1)
 
 
+def value_targets(samples: Samples, q_share: float) -> np.ndarray:
+    """The value head's targets: [n] float32, ``(1 - q_share) z + q_share q`` of the outcomes
+    z (``samples.values``) and the searches' root values q (``samples.root_values``); the
+    outcomes themselves for ``q_share`` 0."""
+    if q_share == 0:
+        return samples.values
+    mixed = (1.0 - q_share) * samples.values.astype(np.float64) + q_share * samples.root_values
+    return mixed.astype(np.float32)
+
+
 class Learner:
     """Owns the optimiser of a net and takes training steps.
 
@@ -59,13 +71,17 @@ class Learner:
         board: the board the positions are on.
         settings: the optimiser (``adam``: AdamW-style decoupled weight decay; ``sgd``:
             Nesterov momentum), the peak learning rate and its schedule (``constant``, or
-            ``cosine`` decay to 0 over ``total_steps``, both after a linear warm-up of
-            ``warmup_steps``), the loss weights and gradient clipping (0: none).
-        total_steps: the steps the schedule spans (cosine only).
+            ``cosine`` decay to 0 over the run, both after a linear warm-up of
+            ``warmup_steps``), the loss weights, the value target (``value_q_share``) and
+            gradient clipping (0: none).
+        total_steps: the steps the cosine spans while ``progress`` is None.
         device: where the net trains.
 
     Attributes:
         step: gradient steps taken.
+        progress: the share of the run behind it, in [0, 1], or None. The training loop sets
+            it from its clock when the run is bounded by minutes: a run's length in steps is
+            then unknown, and the cosine spans the clock instead of ``total_steps``.
     """
 
     def __init__(
@@ -94,17 +110,23 @@ class Learner:
                 params, lr=lr, momentum=settings.momentum, weight_decay=decay, nesterov=True
             )
         self.step = 0
+        self.progress: float | None = None
 
     def learning_rate(self, step: int | None = None) -> float:
-        """The learning rate at ``step`` (default: the next step)."""
+        """The learning rate at ``step`` (default: the next step, at ``progress``)."""
         step = self.step if step is None else step
         base, warmup = self.settings.lr, self.settings.warmup_steps
         if step < warmup:
             return base * (step + 1) / warmup
-        if self.settings.lr_schedule == "cosine" and self.total_steps > warmup:
+        if self.settings.lr_schedule != "cosine":
+            return base
+        if self.progress is not None:
+            progress = min(1.0, max(0.0, self.progress))
+        elif self.total_steps > warmup:
             progress = min(1.0, (step - warmup) / (self.total_steps - warmup))
-            return base * 0.5 * (1.0 + math.cos(math.pi * progress))
-        return base
+        else:
+            return base
+        return base * 0.5 * (1.0 + math.cos(math.pi * progress))
 
     def losses(self, samples: Samples) -> dict[str, torch.Tensor]:
         """The loss terms on ``samples`` as scalar tensors (with gradients).
@@ -115,7 +137,8 @@ class Learner:
         """
         planes = torch.as_tensor(samples.planes, device=self.device)
         target_policy = torch.as_tensor(samples.policies, device=self.device)
-        target_value = torch.as_tensor(samples.values, device=self.device)
+        targets = value_targets(samples, self.settings.value_q_share)
+        target_value = torch.as_tensor(targets, device=self.device)
         owning = self.settings.ownership_weight > 0
         if owning:
             logits, values, ownership = self.net.forward_with_ownership(planes)

@@ -284,7 +284,7 @@ def _build(cfg: TrainConfig) -> _Run:
         net=net,
         evaluator=evaluator,
         learner=learner,
-        replay=ReplayBuffer(board, cfg.replay.capacity),
+        replay=_new_replay(board, cfg),
         selfplay=make_selfplay_backend(net, evaluator, board, cfg),
         counters={"iteration": 0, "positions": 0, "games": 0, "samples_owed": 0.0},
         starts=load_starts(board) if cfg.eval.every else (),
@@ -294,6 +294,14 @@ def _build(cfg: TrainConfig) -> _Run:
             if (sp := cfg.selfplay).resign_false_rate > 0
             else None
         ),
+    )
+
+
+def _new_replay(board: Board, cfg: TrainConfig) -> ReplayBuffer:
+    """An empty replay window on ``board`` as ``cfg.replay`` says."""
+    replay = cfg.replay
+    return ReplayBuffer(
+        board, replay.capacity, growth=replay.growth, max_capacity=replay.max_capacity
     )
 
 
@@ -363,7 +371,7 @@ def _set_side(run: _Run, side: int) -> None:
     cfg = run.cfg
     run.selfplay.close()
     run.board = run.learner.board = Board(side)
-    run.replay = ReplayBuffer(run.board, cfg.replay.capacity)
+    run.replay = _new_replay(run.board, cfg)
     run.selfplay = make_selfplay_backend(run.net, run.evaluator, run.board, cfg)
     run.starts = load_starts(run.board) if cfg.eval.every else ()
     run.games_began = run.counters["iteration"]
@@ -393,6 +401,8 @@ def _iterate(run: _Run, reporter: Reporter) -> dict[str, float]:
         run.selfplay.set_resign_threshold(run.resign.update(played.records))
 
     # 2. learn
+    if cfg.minutes > 0:  # the schedule spans the run: its iterations or its clock, the nearer end
+        run.learner.progress = max(iteration / cfg.iterations, run.clock / (60.0 * cfg.minutes))
     rng = np.random.default_rng([cfg.seed, iteration, _REPLAY_STREAM])
     batch_size, reports = cfg.optim.batch_size, []
     learn_started = time.perf_counter()
@@ -409,6 +419,7 @@ def _iterate(run: _Run, reporter: Reporter) -> dict[str, float]:
     # 3. report
     metrics = reporter.iteration_metrics(played.stats, reports, run.learner.step, len(replay))
     metrics["perf/learn_s"] = learn_seconds
+    metrics["replay/window"] = float(replay.window)  # the positions drawn from
     if run.resign is not None:
         metrics["selfplay/resign_threshold"] = run.resign.threshold
     if cfg.eval.every and counters["iteration"] % cfg.eval.every == 0:

@@ -5,7 +5,11 @@ A actions, n positions.
 
 Every call of `SelfPlay.play` searches one move in every game ``num_moves`` times. A game that
 ends (a win or a resignation) hands its positions to the result, each labelled with the
-outcome z for the player to move there, and starts again at once. Games carry over from one
+outcome z for the player to move there and the root value q of the search that chose its move
+(the root's mean value for the player to move, as resignation reads it; PUCT and Gumbel
+searches alike), and starts again at once. Positions searched cheaply (playout cap
+randomization) are not training positions and carry no q; a post-swap sample has no search of
+its own, so its q is its outcome (`Samples.root_values`). Games carry over from one
 call to the next; the search tree does not (each call builds a fresh search, so that the net's
 new weights evaluate every position and a call's result depends only on the game state and its
 seed: that is what lets a checkpoint resume a run exactly).
@@ -205,6 +209,11 @@ class SelfPlay:
             raise TypeError(f"search must be a SearchSettings, got {type(search).__name__}")
         if not isinstance(settings, SelfPlaySettings):
             raise TypeError(f"settings must be SelfPlaySettings, got {type(settings).__name__}")
+        if settings.forced_playouts > 0 and search.search != "puct":
+            raise ValueError(
+                "forced_playouts > 0 needs the puct search: the gumbel search trains on its "
+                "improved policy, not on visit counts"
+            )
         self.evaluator = evaluator
         self.board = board
         self.search = search
@@ -217,6 +226,7 @@ class SelfPlay:
         # The positions of the games in progress, indexed by ply.
         self._planes = np.zeros((num_games, length, NUM_PLANES, height, width), np.float32)
         self._policies = np.zeros((num_games, length, board.num_actions), np.float32)
+        self._root_values = np.full((num_games, length), np.nan, np.float32)  # NaN: unknown
         self._players = np.zeros((num_games, length), np.int8)
         self._playout = np.zeros(num_games, bool)  # [B] resignation disabled
         self._would_resign = np.zeros(num_games, np.int8)  # [B] player, 0 none
@@ -259,6 +269,7 @@ class SelfPlay:
             ply = batch.move_count.astype(np.intp)
             self._planes[rows, ply] = encode_planes(batch)
             self._policies[rows, ply] = move.policies
+            self._root_values[rows, ply] = root_values
             self._players[rows, ply] = batch.to_move
 
             mover = batch.to_move.astype(np.intp) - 1  # [B] 0 blue, 1 yellow
@@ -357,7 +368,9 @@ class SelfPlay:
         """One search in every game: the full search, or in the share ``1 -
         full_search_share`` of games (drawn per move) a cheap one of ``cheap_num_simulations``
         without noise, whose policy row is left at zero: the move is played, its position is
-        not a training position (KataGo's playout cap randomization)."""
+        not a training position (KataGo's playout cap randomization). With
+        ``forced_playouts`` the full searches force playouts at their roots and their policy
+        targets are pruned (`trapy_rl.mcts.pruning`); the moves are drawn from the visits."""
         n, share = self.num_games, self.settings.full_search_share
         full = np.ones(n, dtype=bool) if share >= 1.0 else rng.random(n) < share
         move = _Move(
@@ -370,12 +383,20 @@ class SelfPlay:
             games = np.flatnonzero(chosen)
             if not len(games):
                 continue
-            result = search.search(self.batch, games=games, add_noise=noise, num_simulations=sims)
+            result = search.search(
+                self.batch,
+                games=games,
+                add_noise=noise,
+                num_simulations=sims,
+                forced_playouts=self.settings.forced_playouts if noise else 0.0,
+            )
             move.visit_counts[games] = result.visit_counts
             move.root_values[games] = result.root_values
             move.simulations += len(games) * (sims or self.search.num_simulations)
             if noise:  # the full search's policy target
                 target = result.improved_policy
+                if target is None:
+                    target = result.pruned_policy
                 if target is None:
                     counts = result.visit_counts.astype(np.float32)
                     target = counts / counts.sum(axis=1, keepdims=True)
@@ -405,12 +426,14 @@ class SelfPlay:
             mine = stones[None, :] == players[:, None]  # [n, K]
             ownership = np.where(mine, 1, np.where(stones[None, :] == 0, 0, -1))
             values = np.where(players == winner, 1.0, -1.0).astype(np.float32)
+            root_values = self._root_values[g, recorded]  # NaN: a game resumed from before q
             samples = Samples(
                 self._planes[g, recorded],
                 self._policies[g, recorded],
                 values,
                 ownership.astype(np.int8),
                 np.full(len(recorded), not batch.resigned[g]),
+                np.where(np.isnan(root_values), values, root_values),
             )
             parts.append(samples)
             if self.settings.post_swap_samples:
@@ -431,7 +454,8 @@ class SelfPlay:
         """The position after the swap as one more sample of game ``g``, when it declined the
         swap at move two and that decision is a training position (see `SelfPlaySettings`):
         the decision's planes with ``swap_allowed`` off, its policy target without the swap
-        (renormalised), its value and ownership targets. [] otherwise."""
+        (renormalised), its value and ownership targets, its outcome as its root value (no
+        search was run there: the decision's root value counts the swap too). [] otherwise."""
         decision = np.flatnonzero(recorded == 1)  # ply 1: the swap decision
         swap = self.board.swap_action
         if not len(decision) or self.batch.history[g, 1] == swap:
@@ -450,6 +474,7 @@ class SelfPlay:
                 samples.values[row : row + 1],
                 samples.ownership[row : row + 1],
                 samples.owned[row : row + 1],
+                samples.values[row : row + 1],
             )
         ]
 
@@ -461,7 +486,8 @@ class SelfPlay:
 
     # ------------------------------------------------------------------ checkpoints
     def state_dict(self) -> dict:
-        """The games in progress as plain arrays: moves so far and the search's visit targets.
+        """The games in progress as plain arrays: moves so far, the searches' visit targets and
+        root values.
 
         The planes are not stored; `load_state_dict` recomputes them by replaying the moves.
         """
@@ -472,6 +498,7 @@ class SelfPlay:
             "history": self.batch.history[:, :longest].copy(),
             "move_count": self.batch.move_count.copy(),
             "policies": self._policies[:, :longest].copy(),
+            "root_values": self._root_values[:, :longest].copy(),
             "playout": self._playout.copy(),
             "would_resign": self._would_resign.copy(),
             "min_values": self._min_values.copy(),
@@ -506,6 +533,11 @@ class SelfPlay:
         longest = history.shape[1]
         self._policies[:] = 0.0
         self._policies[:, :longest] = np.asarray(state["policies"])
+        # Checkpoints written before root values were kept: unknown, the outcome stands in.
+        root_values = state.get("root_values")
+        self._root_values[:] = np.nan
+        if root_values is not None:
+            self._root_values[:, :longest] = np.asarray(root_values, dtype=np.float32)
         self._playout[:] = np.asarray(state["playout"]).astype(bool)
         self._would_resign[:] = np.asarray(state["would_resign"]).astype(np.int8)
         # Checkpoints written before these were kept: every minimum unknown, the first threshold.

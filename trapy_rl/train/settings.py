@@ -103,6 +103,13 @@ class SelfPlaySettings:
     played and are not recorded (neither policy nor value target). 1 searches every move in
     full.
 
+    Forced playouts and policy target pruning (KataGo; `trapy_rl.mcts.pruning`): with
+    ``forced_playouts`` k > 0, the full searches give each root child that has had a playout
+    at least sqrt(k * P(c) * the root's playouts) of them (P with its noise), and the policy
+    target is the visit counts with those forced playouts taken back where PUCT would not have
+    made them. KataGo's k is 2; 0 (the default) is the plain visit counts. The puct search
+    only: the gumbel search's target is its improved policy.
+
     Swap coins: in the share ``swap_coin_share`` of games, move two's swap decision is a fair
     coin rather than the search's, so that the net trains on both branches of the decision
     even when its self-play settles on one (`SelfPlay._toss_swap_coins`). The position's
@@ -134,6 +141,7 @@ class SelfPlaySettings:
     resign_false_rate: float = 0.05
     full_search_share: float = 1.0  # < 1: playout cap randomization (KataGo)
     cheap_num_simulations: int = 8  # the other moves' search, not recorded
+    forced_playouts: float = 0.0  # > 0: KataGo's k (2) of forced playouts and target pruning
     swap_coin_share: float = 0.0  # games whose swap decision is a fair coin
     random_opening_share: float = 0.0  # games whose first stone is on a uniformly drawn cell
     post_swap_samples: bool = False  # declined swaps also train the position after the swap
@@ -164,6 +172,8 @@ class SelfPlaySettings:
                self.full_search_share)  # fmt: skip
         _check(p, "cheap_num_simulations", 1 <= self.cheap_num_simulations <= MAX_SIMULATIONS,
                f"between 1 and {MAX_SIMULATIONS:,}", self.cheap_num_simulations)  # fmt: skip
+        _check(p, "forced_playouts", 0 <= self.forced_playouts < math.inf,
+               "finite and >= 0 (KataGo's k is 2; 0: off)", self.forced_playouts)  # fmt: skip
         _check(p, "swap_coin_share", 0 <= self.swap_coin_share <= 1, "in [0, 1]",
                self.swap_coin_share)  # fmt: skip
         _check(p, "random_opening_share", 0 <= self.random_opening_share <= 1, "in [0, 1]",
@@ -175,17 +185,35 @@ class SelfPlaySettings:
 
 @dataclass(frozen=True)
 class ReplaySettings:
-    """The replay window and how much the learner draws from it."""
+    """The replay window and how much the learner draws from it.
+
+    The learner draws from the newest ``capacity`` positions of the current board. With
+    ``growth`` = beta in (0, 1] the window grows with the positions T added so far, as
+    KataGo's does (Wu 2019): T up to ``capacity`` = c, then c (1 + beta ((T / c) ** 0.75 - 1)
+    / 0.75), at most ``max_capacity`` (`trapy_rl.train.replay.window_size`); KataGo's beta is
+    0.4. The window's memory is counted at ``max_capacity`` then, the most its arrays hold
+    (each step of growth copies them into larger ones, one array at a time).
+    """
 
     capacity: int = 20_000
     min_size: int = 512
     train_ratio: float = 4.0  # training samples drawn per generated position
     mirror: str = "random"  # none | random | both
+    growth: float = 0.0  # beta of a growing window (KataGo: 0.4); 0 keeps it at capacity
+    max_capacity: int = 1_000_000  # the most positions a growing window holds
 
     def __post_init__(self) -> None:
         p: list[str] = []
         _check(p, "capacity", 1 <= self.capacity <= MAX_CAPACITY, f"between 1 and {MAX_CAPACITY:,}",
                self.capacity)  # fmt: skip
+        _check(p, "growth", 0 <= self.growth <= 1, "in [0, 1]", self.growth)
+        _check(p, "max_capacity", 1 <= self.max_capacity <= MAX_CAPACITY,
+               f"between 1 and {MAX_CAPACITY:,}", self.max_capacity)  # fmt: skip
+        if self.growth > 0 and self.max_capacity < self.capacity:
+            p.append(
+                f"max_capacity={self.max_capacity} is below capacity={self.capacity}: a growing "
+                "window (growth > 0) starts at capacity and grows up to max_capacity"
+            )
         _check(p, "min_size", 0 <= self.min_size <= self.capacity,
                f"between 0 and capacity={self.capacity} (else the run never trains)",
                self.min_size)  # fmt: skip
@@ -202,11 +230,14 @@ class OptimSettings:
     lr: float = 2e-3
     momentum: float = 0.9  # sgd only
     weight_decay: float = 1e-4
-    lr_schedule: str = "constant"  # constant | cosine, both after the linear warm-up
+    lr_schedule: str = "constant"  # constant | cosine to 0 over the run, after the warm-up
     warmup_steps: int = 0
     batch_size: int = 128
     policy_weight: float = 1.0
     value_weight: float = 1.0
+    # The value target: (1 - s) z + s q, z the outcome and q the search's root value (both for
+    # the player to move); 0 trains on the outcome alone.
+    value_q_share: float = 0.0
     ownership_weight: float = 0.0  # > 0: the auxiliary ownership loss (model.ownership_head)
     grad_clip: float = 0.0  # max gradient norm, 0 for none
 
@@ -219,6 +250,7 @@ class OptimSettings:
         _check(p, "warmup_steps", self.warmup_steps >= 0, ">= 0", self.warmup_steps)
         _check(p, "batch_size", 1 <= self.batch_size <= MAX_BATCH, f"between 1 and {MAX_BATCH:,}",
                self.batch_size)  # fmt: skip
+        _check(p, "value_q_share", 0 <= self.value_q_share <= 1, "in [0, 1]", self.value_q_share)
         weights = ("policy_weight", "value_weight", "ownership_weight")
         for name in ("momentum", "weight_decay", *weights, "grad_clip"):
             value = getattr(self, name)
@@ -462,7 +494,8 @@ class TrainConfig:
         sizes it, counted from the checked sizes before anything is allocated.
 
         ``model``: the net's weights, its gradients and the optimiser's moments, the evaluator's
-        folded copy; ``replay.capacity``: the replay window (`replay_bytes`);
+        folded copy; ``replay.capacity``: the replay window (`replay_bytes`), or
+        ``replay.max_capacity``, the most it grows to, with ``replay.growth``;
         ``selfplay.num_games``: the games in progress (their positions and search targets, each
         ply of the longest game) and their search trees (``mcts.num_simulations`` + 1 nodes of
         A edges); ``optim.batch_size``: a training batch, and on the CPU the activations kept
@@ -476,15 +509,19 @@ class TrainConfig:
         local_games = self.selfplay.num_games * (
             self.selfplay.num_actors if self.selfplay.num_actors and not self.ray.address else 1
         )
-        ply_bytes = NUM_PLANES * point_bytes + 4 * actions + 1  # SelfPlay's history of a game
+        # SelfPlay's history of a game: planes, policy, root value, player
+        ply_bytes = NUM_PLANES * point_bytes + 4 * actions + 4 + 1
         tree_bytes = (self.mcts.num_simulations + 1) * _tree_node_bytes(actions)
         batch = self.optim.batch_size * (2 if self.replay.mirror == "both" else 1)
+        window, slots = ("replay.capacity", self.replay.capacity)
+        if self.replay.growth > 0:  # the most a growing window holds
+            window, slots = ("replay.max_capacity", self.replay.max_capacity)
         activations = 0
         if self.device == "cpu":  # elsewhere they live on the device, not in this machine's RAM
             activations = self.model.channels * point_bytes * (8 * self.model.blocks + 8)
         return {
             "model": 4 * self.model.num_weights() * (3 + moments),
-            "replay.capacity": replay_bytes(board, self.replay.capacity),
+            window: replay_bytes(board, slots),
             "selfplay.num_games": local_games * ((cells + 1) * ply_bytes + tree_bytes),
             "optim.batch_size": batch * (NUM_PLANES * point_bytes + 4 * actions + activations),
         }
@@ -569,6 +606,11 @@ def _contradictions(cfg: TrainConfig) -> list[str]:
     if (cfg.ray.actor_resource or cfg.ray.inference_device) and not cfg.selfplay.num_actors:
         p.append(
             "ray.actor_resource and ray.inference_device need Ray actors: selfplay.num_actors > 0"
+        )
+    if cfg.selfplay.forced_playouts > 0 and cfg.mcts.search != "puct":
+        p.append(
+            "selfplay.forced_playouts > 0 needs mcts.search=puct: the gumbel search trains on "
+            "its improved policy, not on visit counts"
         )
     if cfg.eval.pool and not cfg.eval.every:
         p.append("eval.pool rates the periodic matches: it needs eval.every > 0")
