@@ -91,6 +91,7 @@ def _tiny_run(folder, side, seed, minutes=20.0, iteration=50):
 
 
 def test_a_row_is_reported_beside_today_and_duels_today_s_nets(sweep, tmp_path, capsys):
+    sweep.DUEL_SIMULATIONS = 4  # the games' length, not their strength, is tested
     for seed in (0, 1):
         _tiny_run(tmp_path / f"side5-s{seed}", 5, seed)
         _tiny_run(tmp_path / f"side5-gumbel-s{seed}", 5, 10 + seed)
@@ -115,6 +116,7 @@ def test_elo_difference_is_the_inverse_of_the_expected_score(sweep):
 def test_elo_against_cpu_minutes_rates_every_seed_s_nets_in_one_round_robin(
     sweep, tmp_path, capsys
 ):
+    sweep.DUEL_SIMULATIONS = 4
     for seed in (0, 1):
         for iteration, minutes in ((25, 10.0), (50, 20.0)):
             _tiny_run(tmp_path / f"side5-s{seed}", 5, 10 * seed + iteration, minutes, iteration)
