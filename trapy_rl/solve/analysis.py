@@ -23,7 +23,8 @@ the player to move (the mover), in this order:
    must be answered on its cell or in that virtual win's carrier (anywhere else the opponent
    plays it and wins). H-search does this job with its semi wins and must-play region, and the
    greedy look-ahead beside it cost more than it saved (1.24 times the CPU on eight side-5
-   first moves, docs/experiments/2026-12-07-solver-side5.md), so it runs without H-search;
+   first moves, docs/experiments/2026-12-06-solver-connection-theory.md), so it runs without
+   H-search;
 8. a **dead** cell, whose colour cannot change any group's regions (no empty neighbour, at
    most one adjacent group of each colour, whose regions already include the cell's), is never
    played: in a monotone game such a move is a pass;
