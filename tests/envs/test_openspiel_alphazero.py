@@ -51,6 +51,7 @@ def docs_alphazero_run() -> str:
     return runs[0]
 
 
+@pytest.mark.slow  # ~30 s of OpenSpiel's training
 def test_openspiel_alphazero_trains_on_trap_y(tmp_path):
     script = tmp_path / "train_alphazero.py"
     script.write_text(docs_alphazero_run())

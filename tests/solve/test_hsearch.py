@@ -110,7 +110,9 @@ def test_every_side3_position() -> None:
     assert all(met.values()), met
 
 
-@pytest.mark.parametrize("empty", [7, 9, 11])
+@pytest.mark.parametrize(
+    "empty", [7, 9, pytest.param(11, marks=pytest.mark.slow)]  # 11 empty: ~35 s of brute force
+)
 def test_side4_late_positions(empty: int) -> None:
     rng = np.random.default_rng(40 + empty)
     met = check_claims(late_positions(Board(4), 60, empty, rng), BruteForce())

@@ -96,6 +96,7 @@ def test_requests_are_bounded_weights_put_once_a_version_and_samples_arrive_whol
         remote.close()
 
 
+@pytest.mark.slow  # ~30 s: an actor's restart by Ray
 def test_a_killed_actor_is_replaced_and_the_run_goes_on(local_ray) -> None:
     remote = backend(seeded_tiny_net(), num_actors=2)
     try:

@@ -136,6 +136,8 @@ class NetEvaluator:
         # planes [n, C, H, W] -> (logits [n, A], values [n]), as the net's eval-mode forward.
         self.forward: Callable[[torch.Tensor], tuple[torch.Tensor, torch.Tensor]]
         if compile:
+            # The net's cell index is a cache lookup by numpy board code: not traced.
+            self.net.cell_index = torch.compiler.disable(self.net.cell_index)
             self.forward = torch.compile(self.net, dynamic=True)
         elif onnxruntime:
             self.forward = OrtNet(self.net)

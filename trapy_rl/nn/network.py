@@ -187,9 +187,13 @@ class PolicyValueNet(nn.Module):
         )
         self._cell_index_cache: dict[tuple[int, torch.device], torch.Tensor] = {}
 
-    @torch.compiler.disable  # a cache lookup built by numpy board code: not for tracing
     def cell_index(self, side: int, device: torch.device) -> torch.Tensor:
-        """[K] int64 on ``device``: the flat grid index of each cell (cached per side, device)."""
+        """[K] int64 on ``device``: the flat grid index of each cell (cached per side, device).
+
+        A cache lookup built by numpy board code, not for tracing: `NetEvaluator` hides it from
+        ``torch.compile`` when it compiles (a decorator here would import torch._dynamo, 1.5
+        seconds, with every net).
+        """
         key = (side, device)
         index = self._cell_index_cache.get(key)
         if index is None:
