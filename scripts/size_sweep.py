@@ -29,7 +29,10 @@ and ``--duel G`` plays each row's newest nets against today's recipe's (G games 
 seeds, 200 simulations, from the side's start positions, colours exchanged): its win share and
 Elo difference with their 95% intervals. ``--elo G`` rates each side's seeds' nets at those
 shares of the cap in one round robin (G games a pair): Elo against CPU-minutes, drawn beside the
-agreement picture with ``--plot``.
+agreement picture with ``--plot``. ``--record FILE`` keeps every map the report measures in a
+JSON file (run, share of the cap, CPU-minutes, the net's digest, v of every cell) and compares a
+run whose folder is gone from its recorded maps: seeds trained in different sittings meet.
+The sweep's record is ``docs/experiments/data/size-sweep-maps.json``.
 """
 
 from __future__ import annotations
@@ -63,6 +66,7 @@ from trapy_rl.eval.truth import score_agent, truth_sides
 from trapy_rl.game.board import Board
 from trapy_rl.mcts.settings import SearchSettings
 from trapy_rl.nn.checkpoint import CHECKPOINT_DIR, load_checkpoint
+from trapy_rl.nn.digest import file_sha256
 from trapy_rl.solve.openings import exact_values, load_openings
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -169,26 +173,46 @@ def nearest(found: list[tuple[float, Path]], minutes: float) -> tuple[float, Pat
 
 
 def agreement_rows(
-    runs: Path, side: int, seeds: list[int], simulations: int, variant: str = "today"
+    runs: Path,
+    side: int,
+    seeds: list[int],
+    simulations: int,
+    variant: str = "today",
+    record: list[dict] | None = None,
 ) -> list[dict]:
-    """The seeds' agreement at each point of the cap that two or more seeds have reached."""
+    """The seeds' agreement at each point of the cap that two or more seeds have reached.
+
+    With ``record`` (`read_record`), a seed whose run folder is not here brings its map from
+    it, and each map measured here is written into it (`record_map`): runs of one side trained
+    in different sittings, on machines that kept no run folder, are compared all the same.
+    """
     cap = cap_minutes(side)
     found = {seed: checkpoints(runs, side, seed, variant) for seed in seeds}
-    rows = []
+    board, rows = Board(side), []
     for fraction in FRACTIONS:
-        points = {s: p for s in seeds if (p := nearest(found[s], fraction * cap)) is not None}
-        if len(points) < 2:
+        maps, minutes, recorded = {}, {}, []
+        for seed in seeds:
+            if (point := nearest(found[seed], fraction * cap)) is not None:
+                minutes[seed], net = point
+                search = SearchSettings(num_simulations=simulations)
+                maps[seed] = maps_by_search([net], side=side, search=search)[0]
+                if record is not None:
+                    record_map(record, side, variant, seed, fraction, minutes[seed],
+                               simulations, net, maps[seed])  # fmt: skip
+            elif entry := recorded_map(record, side, variant, seed, fraction, simulations):
+                minutes[seed], maps[seed] = entry["minutes"], np.asarray(entry["v"])
+                recorded.append(seed)
+        if len(maps) < 2:
             continue
-        nets = [p for _, p in points.values()]
-        v = maps_by_search(nets, side=side, search=SearchSettings(num_simulations=simulations))
-        board = Board(side)
+        v = np.stack(list(maps.values()))
         result = seed_agreement(v, board)
         rows.append({
             "variant": variant,
             "side": side,
-            "cells": Board(side).num_cells,
+            "cells": board.num_cells,
             "fraction": fraction,
-            "minutes": {s: round(m, 1) for s, (m, _) in points.items()},
+            "minutes": {s: round(m, 1) for s, m in minutes.items()},
+            "recorded": recorded,
             "min_rho": round(result.min_pair, 3),
             "mean_rho": round(result.mean_pair, 3),
             "opposite": list(result.opposite),
@@ -196,6 +220,49 @@ def agreement_rows(
             "exact": _exact_decisions(v, board),
         })  # fmt: skip
     return rows
+
+
+# ---------------------------------------------------------------------- the maps' record
+def read_record(path: Path) -> list[dict]:
+    """The recorded maps in ``path`` (a JSON list; none when it does not exist yet)."""
+    return json.loads(path.read_text()) if path.is_file() else []
+
+
+def write_record(path: Path, record: list[dict]) -> None:
+    """Write ``record`` to ``path``, one map a line, sorted by side, recipe, seed and share."""
+    record.sort(key=lambda e: (e["side"], e["variant"], e["seed"], e["fraction"]))
+    lines = ",\n".join(json.dumps(entry) for entry in record)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"[\n{lines}\n]\n")
+
+
+def _key(entry: dict) -> tuple:
+    return tuple(entry[k] for k in ("side", "variant", "seed", "fraction", "simulations"))
+
+
+def recorded_map(
+    record: list[dict] | None, side: int, variant: str, seed: int, fraction: float,
+    simulations: int,
+) -> dict | None:  # fmt: skip
+    """The record's map of that run at that share of its cap, if it holds one."""
+    key = (side, variant, seed, fraction, simulations)
+    return next((entry for entry in record or () if _key(entry) == key), None)
+
+
+def record_map(
+    record: list[dict], side: int, variant: str, seed: int, fraction: float, minutes: float,
+    simulations: int, net: Path, v: np.ndarray,
+) -> None:  # fmt: skip
+    """Put a map measured here into ``record``, in place of the one it held for that point:
+    its run, share of the cap, CPU-minutes, simulations, the net's SHA-256 (first 16 hex
+    digits: which net it was) and v of every cell [K] in full (a rank correlation's ties
+    turn on the last digits)."""
+    entry = {
+        "side": side, "variant": variant, "seed": seed, "fraction": fraction,
+        "minutes": round(minutes, 1), "simulations": simulations,
+        "net": file_sha256(net)[:16], "v": [float(x) for x in v],
+    }  # fmt: skip
+    record[:] = [e for e in record if _key(e) != _key(entry)] + [entry]
 
 
 def _exact_decisions(v: np.ndarray, board: Board) -> list[str] | None:
@@ -315,13 +382,17 @@ def report(
     variants: list[str] = ("today",),
     duel: int = 0,
     elo: int = 0,
+    record: Path | None = None,
 ):
+    maps = read_record(record) if record is not None else None
     agreement = [
         row
         for side in sides
         for variant in variants
-        for row in agreement_rows(runs, side, seeds, simulations, variant)
+        for row in agreement_rows(runs, side, seeds, simulations, variant, maps)
     ]
+    if record is not None:
+        write_record(record, maps)
     truth = [
         row
         for side in sides
@@ -342,7 +413,10 @@ def report(
           "opposite decisions | share swapped by seed | maps against v* |")  # fmt: skip
     print("| --- | --- | ---: | --- | ---: | ---: | --- | --- | --- |")
     for row in agreement:
-        minutes = ", ".join(f"s{s} {m}" for s, m in row["minutes"].items())
+        minutes = ", ".join(
+            f"s{s} {m}" + (" (recorded)" if s in row["recorded"] else "")
+            for s, m in row["minutes"].items()
+        )
         print(
             f"| {row['variant']} | {row['side']} ({row['cells']}) | {row['fraction']:.2f} | "
             f"{minutes} | {row['min_rho']:.3f} | {row['mean_rho']:.3f} | "
@@ -457,13 +531,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--elo", type=int, default=0, help="report: games a pair in each side's round robin"
     )
+    parser.add_argument(
+        "--record", type=Path, default=None,
+        help="report: a JSON file of the maps measured; runs not here are compared from it",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     with reported("size_sweep"):
         if args.action == "train":
             return train(args.runs, args.sides, args.seeds, args.part, args.beyond, args.variants)
         report(
             args.runs.resolve(), args.sides, args.seeds, args.simulations, args.plot,
-            args.variants, args.duel, args.elo,
+            args.variants, args.duel, args.elo, args.record,
         )  # fmt: skip
     return 0
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
 from tiny import tiny_payload
 
@@ -128,3 +130,34 @@ def test_elo_against_cpu_minutes_rates_every_seed_s_nets_in_one_round_robin(
     assert all(r["games"] == 6 and r["elo"][1] <= r["elo"][0] <= r["elo"][2] for r in rows)
     assert len((tmp_path / "elo_matches.jsonl").read_text().splitlines()) == 6
     assert (tmp_path / "sweep-elo.png").stat().st_size > 10_000
+
+
+def test_a_run_whose_folder_is_gone_is_compared_from_the_recorded_maps(sweep, tmp_path, capsys):
+    runs, record = tmp_path / "runs", tmp_path / "maps.json"
+    for seed in (0, 1):
+        _tiny_run(runs / f"side5-s{seed}", 5, seed)
+    sweep.report(runs, [5], [0, 1], 8, None, record=record)
+    first = json.loads((runs / "report.json").read_text())["agreement"]
+    entries = json.loads(record.read_text())
+    assert [(e["seed"], e["fraction"], e["minutes"]) for e in entries] == [
+        (0, 1.0, 20.0),
+        (1, 1.0, 20.0),
+    ]
+    assert all(len(e["v"]) == 35 and len(e["net"]) == 16 for e in entries)
+
+    # Another sitting: seed 1's folder is gone, seed 2 is new.
+    shutil.rmtree(runs / "side5-s1")
+    _tiny_run(runs / "side5-s2", 5, 2)
+    capsys.readouterr()
+    sweep.report(runs, [5], [0, 1, 2], 8, None, record=record)
+    assert (
+        "| today | 5 (35) | 1.00 | s0 20.0, s1 20.0 (recorded), s2 20.0 |"
+        in capsys.readouterr().out
+    )
+    (row,) = json.loads((runs / "report.json").read_text())["agreement"]
+    assert row["recorded"] == [1]
+    assert len(json.loads(record.read_text())) == 3
+    # The pair of seeds 0 and 1 is the first sitting's: the recorded map is the measured one.
+    v = {e["seed"]: np.array(e["v"]) for e in json.loads(record.read_text())}
+    pair = sweep.seed_agreement(np.stack([v[0], v[1]]), sweep.Board(5))
+    assert round(pair.min_pair, 3) == first[0]["min_rho"]
