@@ -96,3 +96,55 @@ def test_a_shared_folder_is_never_the_cache_and_without_one_numba_compiles_each_
         compiled._private_temporary_folder.cache_clear()
     (record,) = caplog.records  # one warning, however many kernels
     assert "compiled again in each run" in record.getMessage()
+
+
+def writable_install(tmp_path: Path) -> Path:
+    root = tmp_path / "install"
+    shutil.copytree(PACKAGE, root / "trapy_rl", ignore=shutil.ignore_patterns("__pycache__"))
+    return root
+
+
+def run_in(install: Path) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_")}
+    env["PYTHONPATH"] = str(install)
+    return subprocess.run(
+        [sys.executable, "-c", USE + CHECK.format(str(install))],
+        capture_output=True, text=True, env=env, cwd=install, timeout=300,
+    )  # fmt: skip
+
+
+def test_a_change_in_another_kernel_module_compiles_the_kernels_afresh(tmp_path):
+    install = writable_install(tmp_path)
+    cache = install / "trapy_rl" / "solve" / "__pycache__"
+
+    def compiled_code() -> dict[str, int]:
+        return {p.name: p.stat().st_mtime_ns for p in cache.glob("connections._find-*.nb*")}
+
+    assert run_in(install).stdout.split() == ["2"]
+    first = compiled_code()
+    assert first and (cache / "trapy_rl-sources.sha256").is_file()
+    assert run_in(install).stdout.split() == ["2"]
+    assert compiled_code() == first  # loaded, not compiled again
+    # numba alone would load _find's old code: its own file did not change.
+    with open(install / "trapy_rl" / "game" / "board.py", "a") as board:
+        board.write("\n# an edit in another module of the kernels\n")
+    done = run_in(install)
+    assert done.stdout.split() == ["2"], done.stderr[-3000:]
+    again = compiled_code()
+    assert again.keys() == first.keys() and all(again[k] > first[k] for k in first)
+
+
+def test_a_folder_of_stale_compiled_code_is_emptied_once_and_stamped(monkeypatch, tmp_path):
+    from trapy_rl.game import compiled
+
+    for name in ("a.f-1.py311.nbi", "a.f-1.py311.1.nbc", "a.cpython-311.pyc"):
+        (tmp_path / name).write_text("")
+    monkeypatch.setattr(compiled, "sources_digest", lambda: "new")
+    compiled._drop_stale.__wrapped__(str(tmp_path))
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "a.cpython-311.pyc",
+        "trapy_rl-sources.sha256",
+    ]
+    (tmp_path / "a.f-1.py311.nbi").write_text("")
+    compiled._drop_stale.__wrapped__(str(tmp_path))  # the stamp is today's: kept
+    assert (tmp_path / "a.f-1.py311.nbi").exists()

@@ -9,22 +9,34 @@ where it has none, the cache goes to this user's own folder in the temporary fol
 cache is machine code loaded as it is), or, failing that, nowhere: the kernels are compiled
 again in each run. Either way one warning line says so, once a process. Child processes (the
 self-play workers) inherit the folder through ``NUMBA_CACHE_DIR`` and say nothing.
+
+numba keys a function's cache on its own file alone: a kernel that calls a kernel of another
+module, or compiles in another module's constant, would load machine code built from the
+other module's old text. So each cache folder holds a stamp, the digest of every source of
+the folders that hold kernels (`KERNEL_FOLDERS`); where it differs, the folder's compiled code
+is deleted before numba reads it, and the kernels are compiled afresh.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 import logging
 import os
 import stat
 import tempfile
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 import numba
 from numba.core import caching, config
 
-__all__ = ["njit"]
+__all__ = ["KERNEL_FOLDERS", "njit", "sources_digest"]
+
+# The package's folders whose modules hold the kernels and all they call or compile in.
+KERNEL_FOLDERS = ("game", "mcts", "solve")
+STAMP = "trapy_rl-sources.sha256"
 
 F = TypeVar("F", bound=Callable[..., Any])
 _log = logging.getLogger(__name__)
@@ -42,7 +54,10 @@ def njit(**options: Any) -> Callable[[F], Any]:
     """
 
     def compile_(function: F) -> Any:
-        return numba.njit(cache=_can_cache(function), **options)(function)
+        cache = _can_cache(function)
+        if cache:  # numba's folder for this function's compiled code
+            _drop_stale(caching.FunctionCache(function)._cache_path)
+        return numba.njit(cache=cache, **options)(function)
 
     return compile_
 
@@ -66,6 +81,40 @@ def _can_cache(function: Callable[..., Any]) -> bool:
         "run (set NUMBA_CACHE_DIR to a writable folder to keep them)"
     )
     return False
+
+
+@functools.cache
+def sources_digest() -> str:
+    """SHA-256 (hex) of the ``.py`` files of `KERNEL_FOLDERS`, by name and content."""
+    package, digest = Path(__file__).resolve().parents[1], hashlib.sha256()
+    for folder in KERNEL_FOLDERS:
+        for path in sorted((package / folder).glob("*.py")):
+            digest.update(f"{folder}/{path.name}\0".encode() + path.read_bytes())
+    return digest.hexdigest()
+
+
+@functools.cache  # once a folder and process
+def _drop_stale(folder: str) -> None:
+    """Delete the compiled code in ``folder`` unless its stamp is today's `sources_digest`;
+    then stamp it. Best effort: a file another process removed first is no loss."""
+    stamp = os.path.join(folder, STAMP)
+    try:
+        with open(stamp) as file:
+            if file.read() == sources_digest():
+                return
+    except OSError:
+        pass
+    try:
+        os.makedirs(folder, exist_ok=True)
+        for name in os.listdir(folder):
+            if name.endswith((".nbi", ".nbc")):
+                os.remove(os.path.join(folder, name))
+        temporary = f"{stamp}.{os.getpid()}"
+        with open(temporary, "w") as file:
+            file.write(sources_digest())
+        os.replace(temporary, stamp)
+    except OSError:
+        pass
 
 
 def _has_cache_folder(function: Callable[..., Any]) -> bool:
