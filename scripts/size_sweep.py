@@ -29,10 +29,12 @@ and ``--duel G`` plays each row's newest nets against today's recipe's (G games 
 seeds, 200 simulations, from the side's start positions, colours exchanged): its win share and
 Elo difference with their 95% intervals. ``--elo G`` rates each side's seeds' nets at those
 shares of the cap in one round robin (G games a pair): Elo against CPU-minutes, drawn beside the
-agreement picture with ``--plot``. ``--record FILE`` keeps every map the report measures in a
-JSON file (run, share of the cap, CPU-minutes, the net's digest, v of every cell) and compares a
-run whose folder is gone from its recorded maps: seeds trained in different sittings meet.
-The sweep's record is ``docs/experiments/data/size-sweep-maps.json``.
+agreement picture with ``--plot``. ``--record FILE`` keeps what the report measures in a JSON
+file: every map (run, share of the cap, CPU-minutes, the net's digest, v of every cell), so that
+a run whose folder is gone is compared from its recorded maps (seeds trained in different
+sittings meet), and every agreement row, so that ``--plot`` draws every side recorded. The
+sweep's record is ``docs/experiments/data/size-sweep.json``; its rows of sides 5 and 6 (whose
+maps were not kept) were copied from their pages' reports and name them (``source``).
 """
 
 from __future__ import annotations
@@ -182,9 +184,10 @@ def agreement_rows(
 ) -> list[dict]:
     """The seeds' agreement at each point of the cap that two or more seeds have reached.
 
-    With ``record`` (`read_record`), a seed whose run folder is not here brings its map from
-    it, and each map measured here is written into it (`record_map`): runs of one side trained
-    in different sittings, on machines that kept no run folder, are compared all the same.
+    With ``record`` (the maps of `read_record`), a seed whose run folder is not here brings its
+    map from it, and each map measured here is written into it (`record_map`): runs of one side
+    trained in different sittings, on machines that kept no run folder, are compared all the
+    same.
     """
     cap = cap_minutes(side)
     found = {seed: checkpoints(runs, side, seed, variant) for seed in seeds}
@@ -222,18 +225,32 @@ def agreement_rows(
     return rows
 
 
-# ---------------------------------------------------------------------- the maps' record
-def read_record(path: Path) -> list[dict]:
-    """The recorded maps in ``path`` (a JSON list; none when it does not exist yet)."""
-    return json.loads(path.read_text()) if path.is_file() else []
+# ---------------------------------------------------------------------- the record
+def read_record(path: Path) -> dict[str, list[dict]]:
+    """The sweep's record in ``path``: ``maps`` (`record_map`) and ``agreement`` (the rows
+    of `agreement_rows`, the newest of each side, recipe and share); empty where there is no
+    file yet."""
+    record = json.loads(path.read_text()) if path.is_file() else {}
+    return {"maps": record.get("maps", []), "agreement": record.get("agreement", [])}
 
 
-def write_record(path: Path, record: list[dict]) -> None:
-    """Write ``record`` to ``path``, one map a line, sorted by side, recipe, seed and share."""
-    record.sort(key=lambda e: (e["side"], e["variant"], e["seed"], e["fraction"]))
-    lines = ",\n".join(json.dumps(entry) for entry in record)
+def write_record(path: Path, record: dict[str, list[dict]]) -> None:
+    """Write ``record`` to ``path``, an entry a line, sorted by side, recipe, seed and share."""
+    record["maps"].sort(key=lambda e: (e["side"], e["variant"], e["seed"], e["fraction"]))
+    record["agreement"].sort(key=lambda r: (r["side"], r["variant"], r["fraction"]))
+    parts = [
+        f'"{name}": [' + "".join(f"\n{json.dumps(e)}," for e in entries).rstrip(",") + "\n]"
+        for name, entries in record.items()
+    ]
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(f"[\n{lines}\n]\n")
+    path.write_text("{\n" + ",\n".join(parts) + "\n}\n")
+
+
+def record_rows(record: dict[str, list[dict]], rows: list[dict]) -> None:
+    """Put the agreement ``rows`` measured here into ``record``, in place of older ones."""
+    new = {(r["side"], r["variant"], r["fraction"]) for r in rows}
+    kept = [r for r in record["agreement"] if (r["side"], r["variant"], r["fraction"]) not in new]
+    record["agreement"] = kept + rows
 
 
 def _key(entry: dict) -> tuple:
@@ -384,15 +401,18 @@ def report(
     elo: int = 0,
     record: Path | None = None,
 ):
-    maps = read_record(record) if record is not None else None
+    kept = read_record(record) if record is not None else None
     agreement = [
         row
         for side in sides
         for variant in variants
-        for row in agreement_rows(runs, side, seeds, simulations, variant, maps)
+        for row in agreement_rows(
+            runs, side, seeds, simulations, variant, kept["maps"] if kept else None
+        )
     ]
-    if record is not None:
-        write_record(record, maps)
+    if kept is not None:
+        record_rows(kept, agreement)
+        write_record(record, kept)
     truth = [
         row
         for side in sides
@@ -464,8 +484,9 @@ def report(
     everything = {"agreement": agreement, "truth": truth, "duels": duels, "elo": strength}
     out.write_text(json.dumps(everything, indent=1) + "\n")
     print(f"\n{out}")
-    if plot is not None:
-        print(draw([row for row in agreement if row["variant"] == "today"], plot, strength))
+    if plot is not None:  # every side the record holds, or this report's
+        drawn = kept["agreement"] if kept is not None else agreement
+        print(draw([row for row in drawn if row["variant"] == "today"], plot, strength))
 
 
 def draw(agreement: list[dict], path: Path, strength: list[dict] = ()) -> Path:

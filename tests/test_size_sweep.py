@@ -138,7 +138,7 @@ def test_a_run_whose_folder_is_gone_is_compared_from_the_recorded_maps(sweep, tm
         _tiny_run(runs / f"side5-s{seed}", 5, seed)
     sweep.report(runs, [5], [0, 1], 8, None, record=record)
     first = json.loads((runs / "report.json").read_text())["agreement"]
-    entries = json.loads(record.read_text())
+    entries = json.loads(record.read_text())["maps"]
     assert [(e["seed"], e["fraction"], e["minutes"]) for e in entries] == [
         (0, 1.0, 20.0),
         (1, 1.0, 20.0),
@@ -149,15 +149,27 @@ def test_a_run_whose_folder_is_gone_is_compared_from_the_recorded_maps(sweep, tm
     shutil.rmtree(runs / "side5-s1")
     _tiny_run(runs / "side5-s2", 5, 2)
     capsys.readouterr()
-    sweep.report(runs, [5], [0, 1, 2], 8, None, record=record)
+    sweep.report(runs, [5], [0, 1, 2], 8, tmp_path / "sweep.png", record=record)
     assert (
         "| today | 5 (35) | 1.00 | s0 20.0, s1 20.0 (recorded), s2 20.0 |"
         in capsys.readouterr().out
     )
     (row,) = json.loads((runs / "report.json").read_text())["agreement"]
     assert row["recorded"] == [1]
-    assert len(json.loads(record.read_text())) == 3
+    kept = json.loads(record.read_text())
+    assert len(kept["maps"]) == 3 and (tmp_path / "sweep.png").stat().st_size > 10_000
+    assert [(r["fraction"], r["minutes"]) for r in kept["agreement"]] == [
+        (1.0, {"0": 20.0, "1": 20.0, "2": 20.0})
+    ]
     # The pair of seeds 0 and 1 is the first sitting's: the recorded map is the measured one.
-    v = {e["seed"]: np.array(e["v"]) for e in json.loads(record.read_text())}
+    v = {e["seed"]: np.array(e["v"]) for e in kept["maps"]}
     pair = sweep.seed_agreement(np.stack([v[0], v[1]]), sweep.Board(5))
     assert round(pair.min_pair, 3) == first[0]["min_rho"]
+
+
+def test_the_sweep_s_record_reads_and_its_rows_name_a_page_or_their_maps(sweep):
+    kept = sweep.read_record(sweep.ROOT / "docs" / "experiments" / "data" / "size-sweep.json")
+    assert {5, 6} <= {row["side"] for row in kept["agreement"]}
+    for row in kept["agreement"]:
+        source = row.get("source")
+        assert (sweep.ROOT / source).is_file() if source else len(row["minutes"]) >= 2, row
