@@ -500,7 +500,7 @@ def draw(agreement: list[dict], path: Path, strength: list[dict] = ()) -> Path:
             curve.append((r["minutes"], *r["elo"]))
         elo_path = path.with_name(f"{path.stem}-elo{path.suffix}")
         print(plot_curve_panels(
-            panels, elo_path, title="Elo against CPU-minutes: today's recipe, three seeds a side",
+            panels, elo_path, title="Elo against CPU-minutes: today's recipe, seed by seed",
             x_label="CPU-minutes of training", y_label="Elo (seed 0's first rated net: 0)",
         ))  # fmt: skip
     at_cap = [row for row in agreement if row["fraction"] == 1.0]
@@ -519,7 +519,7 @@ def draw(agreement: list[dict], path: Path, strength: list[dict] = ()) -> Path:
         {"at the cap, against the board": by_size, "along the way (bars down to the lowest)":
          by_share},
         path,
-        title="Do seeds agree? Opening maps by search of today's recipe, three seeds a side",
+        title="Do seeds agree? Opening maps by search of today's recipe, two or three seeds a side",
         x_label="cells of the board (left); share of the CPU cap (right)",
         y_label="Spearman's rho between seeds' maps",
     )  # fmt: skip
