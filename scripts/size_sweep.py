@@ -21,7 +21,8 @@ folders ``RUNS/sideN-VARIANT-sK``) at the same CPU cap: equal CPU time, three se
 ``report`` compares, on each side, the seeds' opening maps by search (800 simulations an opening,
 `trapy_rl.analysis.learned`) at four points of the cap (the checkpoint of each seed nearest a
 quarter, a half, three quarters and all of it): the lowest and the mean Spearman's rho of two
-seeds, and the first moves some pair of seeds decides oppositely. On a solved side (4, 5) each
+seeds, the first moves some pair of seeds decides oppositely, and each seed's rho with its own
+map at the share before (how far one run's opinion moves). On a solved side (4, 5) each
 seed's newest net is also scored against the exact values (`trapy_rl.eval.truth`): its policy
 alone, and 200-simulation search. ``--plot`` draws the seeds' agreement against the board's
 cells, and against the share of the cap. With ``--variants`` each row is reported the same way,
@@ -187,11 +188,12 @@ def agreement_rows(
     With ``record`` (the maps of `read_record`), a seed whose run folder is not here brings its
     map from it, and each map measured here is written into it (`record_map`): runs of one side
     trained in different sittings, on machines that kept no run folder, are compared all the
-    same.
+    same. ``drift``: each seed's rho between its map here and at the share before (how far one
+    run's opinion moves: the noise in any one checkpoint's map).
     """
     cap = cap_minutes(side)
     found = {seed: checkpoints(runs, side, seed, variant) for seed in seeds}
-    board, rows = Board(side), []
+    board, rows, before = Board(side), [], {}
     for fraction in FRACTIONS:
         maps, minutes, recorded = {}, {}, []
         for seed in seeds:
@@ -205,6 +207,12 @@ def agreement_rows(
             elif entry := recorded_map(record, side, variant, seed, fraction, simulations):
                 minutes[seed], maps[seed] = entry["minutes"], np.asarray(entry["v"])
                 recorded.append(seed)
+        drift = {
+            seed: round(seed_agreement(np.stack([before[seed], m]), board).min_pair, 3)
+            for seed, m in maps.items()
+            if seed in before
+        }
+        before.update(maps)
         if len(maps) < 2:
             continue
         v = np.stack(list(maps.values()))
@@ -221,6 +229,7 @@ def agreement_rows(
             "opposite": list(result.opposite),
             "swap_share": [round(float((m > 0.5).mean()), 3) for m in v],
             "exact": _exact_decisions(v, board),
+            "drift": drift,
         })  # fmt: skip
     return rows
 
@@ -430,8 +439,9 @@ def report(
         f"Seeds' maps by search ({simulations} simulations an opening), by side and share of cap:"
     )
     print("| recipe | side (cells) | cap share | CPU-minutes by seed | lowest rho | mean rho | "
-          "opposite decisions | share swapped by seed | maps against v* |")  # fmt: skip
-    print("| --- | --- | ---: | --- | ---: | ---: | --- | --- | --- |")
+          "opposite decisions | share swapped by seed | maps against v* | "
+          "rho with the share before, by seed |")  # fmt: skip
+    print("| --- | --- | ---: | --- | ---: | ---: | --- | --- | --- | --- |")
     for row in agreement:
         minutes = ", ".join(
             f"s{s} {m}" + (" (recorded)" if s in row["recorded"] else "")
@@ -443,6 +453,7 @@ def report(
             f"{', '.join(row['opposite']) or 'none'}"
             f" | {', '.join(f'{x:.2f}' for x in row['swap_share'])} |"
             f" {', '.join(row['exact']) if row['exact'] else '-'} |"
+            f" {', '.join(f's{s} {r:.3f}' for s, r in row.get('drift', {}).items()) or '-'} |"
         )
     if truth:
         print("\nAgainst the exact values (newest net of each seed):")

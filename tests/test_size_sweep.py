@@ -59,6 +59,10 @@ def test_the_report_compares_seeds_and_scores_the_truth(sweep, tmp_path, capsys)
     assert "| today | 5 (35) | 1.00 | s0 20.0, s1 20.0 |" in out
     report = json.loads((tmp_path / "report.json").read_text())
     assert [row["fraction"] for row in report["agreement"]] == [0.5, 1.0]
+    # Each seed's map at the cap against its own at half the cap: how far one run moves.
+    drift = report["agreement"][1]["drift"]
+    assert report["agreement"][0]["drift"] == {} and set(drift) == {"0", "1"}
+    assert all(-1 <= rho <= 1 for rho in drift.values())
     assert all(row["exact"][0].endswith("/35") for row in report["agreement"])
     assert {(r["seed"], r["agent"]) for r in report["truth"]} == {
         (0, "net"),
