@@ -194,12 +194,12 @@ def agreement_rows(
     cap = cap_minutes(side)
     found = {seed: checkpoints(runs, side, seed, variant) for seed in seeds}
     board, rows, before = Board(side), [], {}
+    search = SearchSettings(num_simulations=simulations)
     for fraction in FRACTIONS:
         maps, minutes, recorded = {}, {}, []
         for seed in seeds:
             if (point := nearest(found[seed], fraction * cap)) is not None:
                 minutes[seed], net = point
-                search = SearchSettings(num_simulations=simulations)
                 maps[seed] = maps_by_search([net], side=side, search=search)[0]
                 if record is not None:
                     record_map(record, side, variant, seed, fraction, minutes[seed],

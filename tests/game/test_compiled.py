@@ -29,11 +29,17 @@ assert trapy_rl.__file__.startswith({!r}), trapy_rl.__file__
 """
 
 
+def writable_install(tmp_path: Path) -> Path:
+    """A copy of the package without its compiled code."""
+    root = tmp_path / "install"
+    shutil.copytree(PACKAGE, root / "trapy_rl", ignore=shutil.ignore_patterns("__pycache__"))
+    return root
+
+
 def read_only_install(tmp_path: Path) -> Path:
     """A copy of the package where no ``__pycache__`` folder can be made (a file holds each
     name: even root cannot write there), beside it a HOME that is a file."""
-    root = tmp_path / "install"
-    shutil.copytree(PACKAGE, root / "trapy_rl", ignore=shutil.ignore_patterns("__pycache__"))
+    root = writable_install(tmp_path)
     for folder in [root / "trapy_rl", *(root / "trapy_rl").rglob("*")]:
         if folder.is_dir():
             (folder / "__pycache__").write_text("")
@@ -96,12 +102,6 @@ def test_a_shared_folder_is_never_the_cache_and_without_one_numba_compiles_each_
         compiled._private_temporary_folder.cache_clear()
     (record,) = caplog.records  # one warning, however many kernels
     assert "compiled again in each run" in record.getMessage()
-
-
-def writable_install(tmp_path: Path) -> Path:
-    root = tmp_path / "install"
-    shutil.copytree(PACKAGE, root / "trapy_rl", ignore=shutil.ignore_patterns("__pycache__"))
-    return root
 
 
 def run_in(install: Path) -> subprocess.CompletedProcess:
