@@ -18,7 +18,6 @@ import sys
 
 from trapy_rl.errors import reported
 from trapy_rl.game.board import Board
-from trapy_rl.game.state import GameState
 from trapy_rl.solve import Solver
 from trapy_rl.solve.openings import load_openings, solve_opening
 from trapy_rl.solve.solver import CONNECTIONS
@@ -43,7 +42,6 @@ def main(argv: list[str] | None = None) -> int:
             shipped = load_openings(args.side)["cells"]
         except ValueError:
             shipped = {}
-        Solver(Board(2)).solve(GameState(Board(2)))  # compile (or load) before any clock
         totals = {}
         for variant in args.variants:
             solver = Solver(board, connections=variant, table_bits=args.table_bits)

@@ -2,6 +2,7 @@
 
     python scripts/solve_openings.py --side 4              # all of side 4, about a minute
     nohup python scripts/solve_openings.py --side 5 > side5.log 2>&1 &   # hours; resumable
+    nohup nice -n 19 python scripts/solve_openings.py --side 6 --max-nodes 2e6 > leg.log 2>&1 &
 
 Each cell's two positions (see `trapy_rl.solve.openings`) are solved in cell order, one cell
 of each mirror pair, and the file is rewritten after every cell, so an interrupted run loses
@@ -9,13 +10,19 @@ only the cell in progress: the same command resumes from the cells already in th
 (``--fresh`` starts over). A line per cell on stderr gives the value, the proof size, the
 time, the rate and an estimate of the time left (the mean time of the cells solved so far
 times the cells left: the cells differ by orders of magnitude, so it is rough).
+
+A board too large for one run is solved in legs: ``--max-nodes`` gives each cell a budget, a
+cell not proven within it is listed as unproven (and skipped by later legs with no larger
+budget), and each leg appends its command, commit, budget and totals to the file's ``legs``.
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime
 import os
 import platform
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -23,9 +30,18 @@ from pathlib import Path
 from trapy_rl.errors import reported
 from trapy_rl.game.board import Board
 from trapy_rl.solve import Solver
-from trapy_rl.solve.openings import new_table, read_openings, solve_openings, write_openings
+from trapy_rl.solve.openings import (
+    Opening,
+    Unproven,
+    new_table,
+    read_openings,
+    solve_openings,
+    write_openings,
+)
+from trapy_rl.solve.solver import check_node_budget
 
-DATA = Path(__file__).resolve().parent.parent / "trapy_rl" / "solve" / "data"
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "trapy_rl" / "solve" / "data"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -37,6 +53,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--method", default="dfpn", choices=("dfpn", "alphabeta"))
     parser.add_argument("--fresh", action="store_true", help="ignore an existing file")
+    parser.add_argument(
+        "--max-nodes", type=float, help="a cell's budget of positions (default: none); a leg"
+    )
     parser.add_argument(
         "--note", default="", help="what else ran on the machine, kept in the file's 'machine'"
     )
@@ -57,18 +76,41 @@ def main(argv: list[str] | None = None) -> int:
                 raise ValueError(f"{out} holds side {table['side']}, not side {args.side}")
             if machine not in table["machine"]:
                 table["machine"] += f"; resumed on {machine}"
-        run(solver, table, out)
+        max_nodes = None
+        if args.max_nodes is not None:
+            max_nodes = check_node_budget(args.max_nodes, "--max-nodes")
+        words = sys.argv[1:] if argv is None else argv
+        command = " ".join(["python scripts/solve_openings.py", *words])
+        run(solver, table, out, max_nodes=max_nodes, command=command)
     return 0
 
 
-def run(solver: Solver, table: dict, out: Path) -> None:
-    """Solve the cells ``table`` lacks, writing ``out`` after each; progress on stderr."""
+def run(
+    solver: Solver, table: dict, out: Path, *, max_nodes: int | None = None, command: str = ""
+) -> None:
+    """Solve the cells ``table`` lacks, writing ``out`` after each; progress on stderr. With
+    ``max_nodes`` (a leg), each cell gets that budget and the leg is recorded in ``legs``."""
     board = solver.board
+    tried = table.get("unproven", {})
     to_solve = sum(
         1
         for c in range(board.num_cells)
-        if board.mirror_cells[c] >= c and board.cell_name(c) not in table["cells"]
+        if board.mirror_cells[c] >= c
+        and board.cell_name(c) not in table["cells"]
+        and (max_nodes is None or tried.get(board.cell_name(c), {}).get("max_nodes", 0) < max_nodes)
     )
+    leg = None
+    if max_nodes is not None and to_solve:  # a leg that tries nothing leaves no record
+        leg = {
+            "command": command,
+            "commit": _commit(),
+            "started": datetime.datetime.now().isoformat(timespec="seconds"),
+            "max_nodes": max_nodes,
+            "proven": 0,
+            "unproven": 0,
+            "cpu_seconds": 0.0,
+        }
+        table.setdefault("legs", []).append(leg)
     print(
         f"side {board.side}: {len(table['cells'])} of {board.num_cells} cells in {out}; "
         f"{to_solve} to solve (one of each mirror pair)",
@@ -76,8 +118,20 @@ def run(solver: Solver, table: dict, out: Path) -> None:
         flush=True,
     )
     started, nodes, solved = time.perf_counter(), 0, 0
-    for opening in solve_openings(solver, table):
+    for opening in solve_openings(solver, table, max_nodes=max_nodes):
+        if leg is not None and not (isinstance(opening, Opening) and opening.mirror_of):
+            leg["proven" if isinstance(opening, Opening) else "unproven"] += 1
+            leg["cpu_seconds"] = round(leg["cpu_seconds"] + opening.cpu_seconds, 3)
         write_openings(table, out)
+        if isinstance(opening, Unproven):
+            solved += 1
+            print(
+                f"[{solved}/{to_solve}] {opening.cell}: not proven within {opening.max_nodes:,} "
+                f"positions, {opening.seconds:.1f} s ({opening.cpu_seconds:.1f} s CPU)",
+                file=sys.stderr,
+                flush=True,
+            )
+            continue
         if opening.mirror_of is not None:
             continue
         solved += 1
@@ -99,6 +153,14 @@ def run(solver: Solver, table: dict, out: Path) -> None:
         f"{table['complete']}",
         file=sys.stderr,
     )
+
+
+def _commit() -> str:
+    """The checkout's commit, for the leg's record ("unknown" outside a git checkout)."""
+    done = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
+    )
+    return done.stdout.strip() or "unknown"
 
 
 def _duration(seconds: float) -> str:

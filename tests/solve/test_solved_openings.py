@@ -109,3 +109,28 @@ def test_script_writes_and_resumes(tmp_path: Path) -> None:
         assert resumed["cells"][name]["stone_wins"] == cell["stone_wins"]
     wrong = run_script("--side", "4", "--out", str(out))
     assert wrong.returncode == 2 and "holds side 3, not side 4" in wrong.stderr
+
+
+def test_script_solves_in_legs(tmp_path: Path) -> None:
+    """A leg with a small budget a cell lists what it could not prove; a larger one finishes."""
+    out = tmp_path / "side3.json"
+    first = run_script("--side", "3", "--out", str(out), "--table-bits", "16", "--max-nodes", "20")
+    assert first.returncode == 0, first.stderr
+    assert "not proven within 20 positions" in first.stderr
+    table = read_openings(out)
+    assert not table["complete"] and table["unproven"]
+    assert all(cell["max_nodes"] == 20 for cell in table["unproven"].values())
+    assert not set(table["unproven"]) & set(table["cells"])
+    [leg] = table["legs"]
+    assert leg["command"].endswith("--max-nodes 20") and leg["max_nodes"] == 20
+    assert leg["proven"] + leg["unproven"] == 7 and leg["unproven"] == len(table["unproven"])
+    # The same budget again tries nothing (and records no leg); a larger one proves the rest.
+    again = run_script("--side", "3", "--out", str(out), "--table-bits", "16", "--max-nodes", "20")
+    assert "0 to solve" in again.stderr
+    done = run_script("--side", "3", "--out", str(out), "--table-bits", "16", "--max-nodes", "1e4")
+    assert done.returncode == 0, done.stderr
+    table = read_openings(out)
+    assert table["complete"] and not table["unproven"] and len(table["legs"]) == 2
+    check_consistent(table)
+    bad = run_script("--side", "3", "--out", str(out), "--max-nodes", "2.5")
+    assert bad.returncode == 2 and "--max-nodes must be a whole number" in bad.stderr

@@ -12,8 +12,10 @@ For a first stone on cell c (blue's; yellow moves next) two positions are solved
 
 ``trapy_rl/solve/data/side{n}.json`` holds one `Opening` per cell (cell order; a cell's mirror
 image is solved once and copied, with ``mirror_of`` naming the cell solved), the solver's
-settings and how the nodes were counted, totals, and whether every cell is solved.
-``scripts/solve_openings.py`` writes them.
+settings and how the nodes were counted, totals, and whether every cell is solved. A table
+solved in legs with a node budget a cell (a board too large for one run) also lists the cells
+not proven within their budget (``unproven``, with the budget spent) and each leg's command,
+commit and totals (``legs``); ``scripts/solve_openings.py`` writes them.
 
 >>> table = load_openings(4)
 >>> table["complete"], table["cells"]["c3"]["stone_wins"]
@@ -37,11 +39,12 @@ import numpy as np
 from trapy_rl.game.board import Board
 from trapy_rl.game.draw import draw_board
 from trapy_rl.game.state import BLUE, YELLOW
-from trapy_rl.solve.solver import Solver
+from trapy_rl.solve.solver import SolveBudgetError, Solver, load_compiled
 
 __all__ = [
     "FORMAT",
     "Opening",
+    "Unproven",
     "draw_exact_values",
     "exact_values",
     "load_openings",
@@ -101,14 +104,30 @@ class Opening:
         )
 
 
-def solve_opening(solver: Solver, cell: int) -> Opening:
-    """Solve both positions of a first stone on ``cell`` (see the module docstring)."""
+@dataclass(frozen=True)
+class Unproven:
+    """A first move not proven within its node budget (both positions together)."""
+
+    cell: str
+    max_nodes: int
+    seconds: float
+    cpu_seconds: float
+
+
+def solve_opening(solver: Solver, cell: int, *, max_nodes: int | None = None) -> Opening:
+    """Solve both positions of a first stone on ``cell`` (see the module docstring).
+
+    Raises:
+        SolveBudgetError: not proven within ``max_nodes`` positions for both positions together.
+    """
     board = solver.board
     stones = np.zeros(board.num_cells, dtype=np.int8)
     stones[cell] = BLUE
+    load_compiled()  # the first cell's clock without the compiler's seconds
     started, cpu = time.perf_counter(), time.process_time()
-    plain = solver.solve_position(stones, YELLOW, swap=False)
-    swapped = solver.solve_position(stones, YELLOW, swap=True)
+    plain = solver.solve_position(stones, YELLOW, swap=False, max_nodes=max_nodes)
+    left = None if max_nodes is None else max(max_nodes - plain.nodes, 1)
+    swapped = solver.solve_position(stones, YELLOW, swap=True, max_nodes=left)
     if swapped.move is None:  # pragma: no cover - would contradict the rules
         raise AssertionError(f"{board.cell_name(cell)}: yellow loses with the swap legal")
     return Opening(
@@ -123,16 +142,39 @@ def solve_opening(solver: Solver, cell: int) -> Opening:
     )
 
 
-def solve_openings(solver: Solver, table: dict) -> Iterator[Opening]:
+def solve_openings(
+    solver: Solver, table: dict, *, max_nodes: int | None = None
+) -> Iterator[Opening | Unproven]:
     """Solve the cells ``table`` lacks, one of each mirror pair, in cell order; yields each
-    result (and its mirror image's) after adding it to ``table``."""
+    result (and its mirror image's) after adding it to ``table``.
+
+    With ``max_nodes``, a cell not proven within that many positions is yielded as `Unproven`
+    and listed in ``table["unproven"]`` with the budget; a cell listed there with a budget at
+    least as large is skipped (the search is deterministic: it would fail again)."""
     board = solver.board
+    unproven = table.setdefault("unproven", {})
     for cell in range(board.num_cells):
         image = int(board.mirror_cells[cell])
         name = board.cell_name(cell)
         if image < cell or name in table["cells"]:
             continue
-        opening = solve_opening(solver, cell)
+        tried = unproven.get(name, {}).get("max_nodes", 0)
+        if max_nodes is not None and tried >= max_nodes:
+            continue
+        started, cpu = time.perf_counter(), time.process_time()
+        try:
+            opening = solve_opening(solver, cell, max_nodes=max_nodes)
+        except SolveBudgetError:
+            miss = Unproven(
+                name,
+                int(max_nodes or 0),
+                round(time.perf_counter() - started, 3),
+                round(time.process_time() - cpu, 3),
+            )
+            unproven[name] = {k: v for k, v in dataclasses.asdict(miss).items() if k != "cell"}
+            yield miss
+            continue
+        unproven.pop(name, None)
         _add(table, opening, board)
         yield opening
         if image != cell:

@@ -49,6 +49,7 @@ __all__ = [
     "Solver",
     "board_tables",
     "check_node_budget",
+    "load_compiled",
     "swap_state",
 ]
 
@@ -247,7 +248,7 @@ class Solver:
     def _solve(
         self, stones: np.ndarray, to_move: int, swap: int, max_nodes: int | None
     ) -> Solution:
-        _load_compiled()
+        load_compiled()
         stones8 = np.array(stones, dtype=np.int8)
         budget = MAX_NODES if max_nodes is None else check_node_budget(max_nodes)
         stats = np.array([0, budget, 0, 0], dtype=np.int64)
@@ -338,7 +339,7 @@ def swap_state(stones: np.ndarray, to_move: int, swap: bool) -> int:
 
 
 @functools.cache
-def _load_compiled() -> None:
+def load_compiled() -> None:
     """Load (or compile) the search's machine code once, before any clock starts."""
     board = Board(2)
     table = (np.zeros((16, 2), np.uint64), np.zeros((16, 3), np.uint32), np.zeros(16, np.int16))
