@@ -183,7 +183,8 @@ def agreement_rows(
     variant: str = "today",
     record: list[dict] | None = None,
 ) -> list[dict]:
-    """The seeds' agreement at each point of the cap that two or more seeds have reached.
+    """The seeds' agreement at each point of the cap that a seed has reached (rho and opposite
+    decisions None and empty while only one has: an ablation row's first seed).
 
     With ``record`` (the maps of `read_record`), a seed whose run folder is not here brings its
     map from it, and each map measured here is written into it (`record_map`): runs of one side
@@ -213,10 +214,11 @@ def agreement_rows(
             if seed in before
         }
         before.update(maps)
-        if len(maps) < 2:
+        if not maps:
             continue
+        # One seed alone (an ablation row's first) has no agreement yet, only its drift.
         v = np.stack(list(maps.values()))
-        result = seed_agreement(v, board)
+        result = seed_agreement(v, board) if len(maps) > 1 else None
         rows.append({
             "variant": variant,
             "side": side,
@@ -224,9 +226,9 @@ def agreement_rows(
             "fraction": fraction,
             "minutes": {s: round(m, 1) for s, m in minutes.items()},
             "recorded": recorded,
-            "min_rho": round(result.min_pair, 3),
-            "mean_rho": round(result.mean_pair, 3),
-            "opposite": list(result.opposite),
+            "min_rho": round(result.min_pair, 3) if result else None,
+            "mean_rho": round(result.mean_pair, 3) if result else None,
+            "opposite": list(result.opposite) if result else [],
             "swap_share": [round(float((m > 0.5).mean()), 3) for m in v],
             "exact": _exact_decisions(v, board),
             "drift": drift,
@@ -419,8 +421,8 @@ def report(
             runs, side, seeds, simulations, variant, kept["maps"] if kept else None
         )
     ]
-    if kept is not None:
-        record_rows(kept, agreement)
+    if kept is not None:  # agreement rows of two seeds or more (one seed's maps are kept)
+        record_rows(kept, [row for row in agreement if row["min_rho"] is not None])
         write_record(record, kept)
     truth = [
         row
@@ -449,8 +451,8 @@ def report(
         )
         print(
             f"| {row['variant']} | {row['side']} ({row['cells']}) | {row['fraction']:.2f} | "
-            f"{minutes} | {row['min_rho']:.3f} | {row['mean_rho']:.3f} | "
-            f"{', '.join(row['opposite']) or 'none'}"
+            f"{minutes} | {_rho(row['min_rho'])} | {_rho(row['mean_rho'])} | "
+            f"{', '.join(row['opposite']) or ('none' if row['min_rho'] is not None else '-')}"
             f" | {', '.join(f'{x:.2f}' for x in row['swap_share'])} |"
             f" {', '.join(row['exact']) if row['exact'] else '-'} |"
             f" {', '.join(f's{s} {r:.3f}' for s, r in row.get('drift', {}).items()) or '-'} |"
@@ -514,6 +516,7 @@ def draw(agreement: list[dict], path: Path, strength: list[dict] = ()) -> Path:
             panels, elo_path, title="Elo against CPU-minutes: today's recipe, seed by seed",
             x_label="CPU-minutes of training", y_label="Elo (seed 0's first rated net: 0)",
         ))  # fmt: skip
+    agreement = [row for row in agreement if row["min_rho"] is not None]  # two seeds or more
     at_cap = [row for row in agreement if row["fraction"] == 1.0]
     by_size = {
         "lowest rho of two seeds": [(r["cells"], r["min_rho"], r["min_rho"], r["min_rho"])
@@ -534,6 +537,10 @@ def draw(agreement: list[dict], path: Path, strength: list[dict] = ()) -> Path:
         x_label="cells of the board (left); share of the CPU cap (right)",
         y_label="Spearman's rho between seeds' maps",
     )  # fmt: skip
+
+
+def _rho(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
 
 
 def _part(text: str) -> tuple[int, int]:

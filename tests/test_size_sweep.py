@@ -101,12 +101,27 @@ def test_a_row_is_reported_beside_today_and_duels_today_s_nets(sweep, tmp_path, 
     for seed in (0, 1):
         _tiny_run(tmp_path / f"side5-s{seed}", 5, seed)
         _tiny_run(tmp_path / f"side5-gumbel-s{seed}", 5, 10 + seed)
-    sweep.report(tmp_path, [5], [0, 1], 8, None, ["today", "gumbel"], duel=2)
+    # A row's first seed alone: no agreement yet, its drift from half the cap to the cap.
+    _tiny_run(tmp_path / "side5-sims_64-s0", 5, 20, minutes=10.0, iteration=25)
+    _tiny_run(tmp_path / "side5-sims_64-s0", 5, 21)
+    record = tmp_path / "record.json"
+    variants = ["today", "gumbel", "sims_64"]
+    sweep.report(tmp_path, [5], [0, 1], 8, None, variants, duel=2, record=record)
     out = capsys.readouterr().out
     assert "| today | 5 (35) | 1.00 | s0 20.0, s1 20.0 |" in out
     assert "| gumbel | 5 (35) | 1.00 | s0 20.0, s1 20.0 |" in out
-    (duel,) = json.loads((tmp_path / "report.json").read_text())["duels"]
+    assert "| sims_64 | 5 (35) | 1.00 | s0 20.0 | - | - | - |" in out
+    alone = json.loads((tmp_path / "report.json").read_text())["agreement"]
+    assert [set(r["drift"]) for r in alone if r["variant"] == "sims_64"] == [set(), {"0"}]
+    kept = json.loads(record.read_text())
+    assert {r["variant"] for r in kept["agreement"]} == {"today", "gumbel"}
+    assert {(e["variant"], e["fraction"]) for e in kept["maps"] if e["variant"] == "sims_64"} == {
+        ("sims_64", 0.5),
+        ("sims_64", 1.0),
+    }
+    duel, single = json.loads((tmp_path / "report.json").read_text())["duels"]
     assert (duel["variant"], duel["nets"], duel["games"]) == ("gumbel", 2, 8)  # 2 x 2 pairs
+    assert (single["variant"], single["nets"], single["games"]) == ("sims_64", 1, 4)
     share, low, high = duel["share"]
     assert share == round(duel["wins"] / 8, 3) and low <= share <= high
     assert duel["elo"][1] <= duel["elo"][0] <= duel["elo"][2]
