@@ -3,8 +3,8 @@
     nice -n 5 python scripts/compare_solvers.py --side 5                      # every first move
     nice -n 5 python scripts/compare_solvers.py --side 5 --cells a1 b1 e1     # a subset
 
-Each variant (``--variants``, default ``greedy hsearch``: `Solver`'s ``connections``) gets a
-fresh solver and solves the first moves (`trapy_rl.solve.openings.solve_opening`: both
+Each variant (``--variants``, default ``greedy hsearch``; `VARIANTS`: `Solver`'s settings)
+gets a fresh solver and solves the first moves (`trapy_rl.solve.openings.solve_opening`: both
 positions of each stone, one cell of each mirror pair, the table kept from cell to cell as in
 ``scripts/solve_openings.py``), variant after variant in one process. A line per cell and
 variant: the value, the positions expanded and the CPU-seconds; then the totals and their
@@ -20,7 +20,13 @@ from trapy_rl.errors import reported
 from trapy_rl.game.board import Board
 from trapy_rl.solve import Solver
 from trapy_rl.solve.openings import load_openings, solve_opening
-from trapy_rl.solve.solver import CONNECTIONS
+
+# A variant's name and the `Solver` settings it stands for.
+VARIANTS: dict[str, dict] = {
+    "greedy": {"connections": "greedy"},  # the solver of the shipped tables
+    "hsearch": {"connections": "hsearch"},  # today's default: H-search and proof sets
+    "hsearch-no-sets": {"connections": "hsearch", "proof_sets": False},
+}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -28,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--side", type=int, default=4, help="board side (default 4)")
     parser.add_argument("--cells", nargs="*", help="first moves by name (default: all)")
     parser.add_argument(
-        "--variants", nargs="+", default=list(CONNECTIONS)[::-1], choices=list(CONNECTIONS)
+        "--variants", nargs="+", default=["greedy", "hsearch"], choices=list(VARIANTS)
     )
     parser.add_argument("--table-bits", type=int, default=22, help="2**bits entries (22)")
     args = parser.parse_args(argv)
@@ -44,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
             shipped = {}
         totals = {}
         for variant in args.variants:
-            solver = Solver(board, connections=variant, table_bits=args.table_bits)
+            solver = Solver(board, table_bits=args.table_bits, **VARIANTS[variant])
             nodes = cpu = 0.0
             for cell in cells:
                 opening = solve_opening(solver, cell)
@@ -54,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
                 nodes += opening.nodes
                 cpu += opening.cpu_seconds
                 print(
-                    f"{variant:8} {opening.cell:4} stone_wins={opening.stone_wins!s:5} "
+                    f"{variant:15} {opening.cell:4} stone_wins={opening.stone_wins!s:5} "
                     f"nodes={opening.nodes:>11,} cpu_s={opening.cpu_seconds:9.2f}",
                     flush=True,
                 )
@@ -62,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
         first_nodes, first_cpu = totals[args.variants[0]]
         for variant, (nodes, cpu) in totals.items():
             print(
-                f"total {variant:8} {len(cells)} cells: nodes={int(nodes):,} cpu_s={cpu:.1f} "
+                f"total {variant:15} {len(cells)} cells: nodes={int(nodes):,} cpu_s={cpu:.1f} "
                 f"({first_nodes / max(nodes, 1):.1f}x fewer nodes, "
                 f"{first_cpu / max(cpu, 1e-9):.1f}x less CPU than {args.variants[0]})",
                 flush=True,

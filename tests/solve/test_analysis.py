@@ -31,7 +31,7 @@ def run_analyse(state: GameState, *, deep: bool) -> tuple[int, list[int], int]:
     stones = state.stones.copy()
     status, count = analyse(
         stones, state.to_move, swap, nbr, reg, win, mir, wins_with,
-        new_scratch(k), moves, forcing, info, deep,
+        new_scratch(k), moves, forcing, info, np.empty(1, np.uint64), deep,
     )  # fmt: skip
     np.testing.assert_array_equal(stones, state.stones)  # restored
     return int(status), moves[:count].tolist(), int(info[WIN_CELL])

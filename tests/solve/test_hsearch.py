@@ -18,6 +18,7 @@ import pytest
 from brute_force import BruteForce, late_positions, reachable_states
 
 from trapy_rl.game import Board, GameState
+from trapy_rl.game.state import find_winner
 from trapy_rl.solve import Solver
 from trapy_rl.solve.analysis import label_groups
 from trapy_rl.solve.hsearch import (
@@ -50,6 +51,16 @@ def with_mover(state: GameState, mover: int) -> GameState:
     return moved
 
 
+def filled_outside(state: GameState, cells: int, colour: int) -> GameState:
+    """``state`` with every empty cell outside the bit set ``cells`` given to ``colour``, its
+    winner (there is at most one) recorded."""
+    filled = with_mover(state, state.to_move)
+    empty = np.flatnonzero(state.stones == 0)
+    filled.stones[[c for c in empty if not (cells >> int(c)) & 1]] = colour
+    filled.winner = find_winner(filled.stones, state.board)
+    return filled
+
+
 def check_claims(states: list[GameState], brute: BruteForce) -> dict[str, int]:
     """Check every claim H-search makes about ``states``; returns how many of each were met."""
     board = states[0].board
@@ -65,18 +76,24 @@ def check_claims(states: list[GameState], brute: BruteForce) -> dict[str, int]:
         label_groups(state.stones, nbr, reg, *rows)
         for owner in (1, 2):
             hsearch(state.stones, owner, nbr, reg, rows[0], vcs, 1 << 14)
-            status, key, carrier = connection_wins(state.stones, owner, triples, vcs, False)
+            status, key, carrier, union = connection_wins(state.stones, owner, triples, vcs, False)
             if status == NONE:
                 continue
             own_move, their_move = with_mover(state, owner), with_mover(state, 3 - owner)
             assert state.stones[key] == 0
             assert brute.move_wins(own_move, key), (state.move_names(), owner, key)
+            # The claim rests on ``union`` alone: the opponent's stones everywhere else.
+            filled = filled_outside(state, int(union), 3 - owner)
             if status == VIRTUAL_WIN:
                 met["virtual"] += 1
                 assert not brute.wins(their_move), (state.move_names(), owner)
+                assert filled.winner != 3 - owner
+                assert filled.winner == owner or not brute.wins(with_mover(filled, 3 - owner))
                 continue
             assert status == SEMI_WIN
             met["semi"] += 1
+            assert (int(union) >> key) & 1 and filled.winner != 3 - owner
+            assert filled.winner == owner or brute.wins(with_mover(filled, owner))
             for cell in np.flatnonzero(state.stones == 0):
                 if (int(carrier) >> int(cell)) & 1:
                     continue
@@ -111,7 +128,8 @@ def test_every_side3_position() -> None:
 
 
 @pytest.mark.parametrize(
-    "empty", [7, 9, pytest.param(11, marks=pytest.mark.slow)]  # 11 empty: ~35 s of brute force
+    "empty",
+    [7, 9, pytest.param(11, marks=pytest.mark.slow)],  # 11 empty: ~35 s of brute force
 )
 def test_side4_late_positions(empty: int) -> None:
     rng = np.random.default_rng(40 + empty)

@@ -34,6 +34,19 @@ Where the swap is legal (the second move) only 1, 8 and 9 apply: the swap takes 
 stone over, so no placement is forced. On an empty board whose second move may swap, the
 mover's wins one move on (5, 7) do not apply: the opponent would swap that stone.
 
+**Proof sets** (boards of at most 64 cells, no swap, H-search's connections): with a won or
+lost position the analysis gives the empty cells its verdict rests on, P, such that the
+winner still wins with every other empty cell given to the loser: a threat's cell (1); both
+threats (2); the carrier of a virtual win (3) or of the semi win that wins (H-search); the
+move making two threats and the two threats (5). With moves left it gives the cells that
+justify dropping the others: the opponent's threat (4); the opponent's moves making two
+threats and those threats (6), and the union of the opponent's semi wins' carriers
+(must-play), each only where it dropped a move. A loss for want of moves rests on the same
+cells. Elsewhere it gives all cells
+(nothing known). The search builds the proof sets of larger proofs from these
+(`trapy_rl.solve.search`). Each is sound because a full board has exactly one winner, so a
+stone never hurts its owner (docs/rules.md).
+
 Shapes: K cells, A = K + 1 actions (action K is the swap).
 """
 
@@ -61,6 +74,7 @@ __all__ = [
     "SWAP_LEGAL",
     "SWAP_NONE",
     "SWAP_RULE",
+    "SYMMETRIC",
     "WIN_CELL",
     "analyse",
     "label_groups",
@@ -71,9 +85,10 @@ __all__ = [
 # opponent's: the second move); offered after the first move (an empty board).
 SWAP_NONE, SWAP_LEGAL, SWAP_RULE = 0, 1, 2
 
-# info[]: the mover's proving move (a threat, or a move making two threats; -1 none).
-WIN_CELL = 0
-INFO_SIZE = 1
+# info[]: the mover's proving move (a threat, or a move making two threats; -1 none); 1
+# when the position equals its mirror image (one cell of each mirror pair was kept).
+WIN_CELL, SYMMETRIC = 0, 1
+INFO_SIZE = 2
 # The rows of the [SCRATCH_ROWS, K] int32 scratch: labels, group masks and colours,
 # flood-fill stack, group stamps, the mover's and the opponent's masks of each empty cell, the
 # must-play marks, the mover's forcing moves.
@@ -89,6 +104,7 @@ GREEDY, HSEARCH = 0, 1
 HSEARCH_STEPS = 1 << 14
 """The most connections one H-search combines (a time bound per position)."""
 _ALL_CELLS = np.uint64(0xFFFFFFFFFFFFFFFF)
+_ZERO = np.uint64(0)
 
 
 @njit()
@@ -153,7 +169,8 @@ def _threats_after(stones, colour, masks, y, stamp, nbr, win, labels, marks, fou
     A cell becomes a threat when it touches the group that ``y`` makes (``y`` itself or a group
     next to it) and the regions of both win. ``masks`` [K] holds each empty cell's own mask
     for ``colour`` (its regions and those of the adjacent groups of ``colour``); ``marks`` are
-    group stamps, ``stamp`` new. Returns the count, capped at 3, the first two in ``found``.
+    group stamps, ``stamp`` new. Returns the count, capped at 3, the first three in ``found``
+    (a proof that a move which takes one of three threats still loses rests on all three).
     """
     for j in range(6):
         w = nbr[y, j]
@@ -175,8 +192,7 @@ def _threats_after(stones, colour, masks, y, stamp, nbr, win, labels, marks, fou
                 touches = True
                 break
         if touches:
-            if count < 2:
-                found[count] = z
+            found[count] = z
             count += 1
             if count == 3:
                 break
@@ -185,8 +201,8 @@ def _threats_after(stones, colour, masks, y, stamp, nbr, win, labels, marks, fou
 
 @njit()
 def analyse(
-    stones, mover, swap, nbr, reg, win, mir, wins_with, scratch, moves, forcing, info, deep,
-    connections=GREEDY,
+    stones, mover, swap, nbr, reg, win, mir, wins_with, scratch, moves, forcing, info, proof,
+    deep, connections=GREEDY,
 ):  # fmt: skip
     """Analyse a position without a winner (see the module docstring).
 
@@ -201,7 +217,11 @@ def analyse(
         scratch: from `new_scratch`.
         moves: [A] int32, filled with the moves worth trying (the swap is action K).
         forcing: [A] int8, filled: 1 where the move makes a threat for the mover.
-        info: [INFO_SIZE] int64, filled: the proving move of a won position.
+        info: [INFO_SIZE] int64, filled: the proving move of a won position; whether the
+            position is its own mirror image.
+        proof: [1] uint64, filled: the proof set of a won or lost position, or the cells that
+            justify the moves left out of an open one (module docstring); all ones when none
+            is known.
         deep: also look for virtual wins one move on (a move of the mover that makes one
             wins; the opponent's that would must be answered in their carrier).
         connections: `GREEDY` (step 3 by `trapy_rl.solve.connections`) or `HSEARCH` (step 3
@@ -232,8 +252,12 @@ def analyse(
         if stones[x] != stones[mir[x]]:
             symmetric = False
             break
+    info[SYMMETRIC] = 1 if symmetric else 0
+    # Proof sets where H-search gives carriers; elsewhere all cells (nothing known).
+    sets = use_hsearch
+    proof[0] = _ZERO if sets else _ALL_CELLS
     # One pass over the empty cells: each player's mask there, threats, dead cells.
-    threats, threat = 0, -1
+    threats, threat, threat2 = 0, -1, -1
     live = 0  # candidate cells are gathered in ``moves`` first
     for x in range(k):
         if stones[x] != 0:
@@ -265,6 +289,8 @@ def analyse(
                     their_many = True
         if win[own]:
             info[WIN_CELL] = x
+            if sets:
+                proof[0] = _bit(x)
             return WIN, 0
         own_masks[x], their_masks[x] = own, theirs
         for j in range(6):
@@ -275,6 +301,7 @@ def analyse(
                 near[labels[y]] |= np.int64(1) << (own if stones[y] == mover else theirs)
         if win[theirs]:
             threats += 1
+            threat2 = threat
             threat = x
         dead = not open_neighbour and not own_many and not their_many
         if dead and own_group >= 0:
@@ -293,6 +320,8 @@ def analyse(
         moves[0], forcing[0] = k, 0
         return OPEN, count + 1
     if threats >= 2:
+        if sets:
+            proof[0] = _bit(threat) | _bit(threat2)
         return LOSS, 0
     carrier = rows[CARRIER]
     if not use_hsearch:
@@ -311,10 +340,12 @@ def analyse(
             return LOSS, 0
     if threats == 1:
         moves[0], forcing[0] = threat, 0
+        if sets:
+            proof[0] = _bit(threat)
         return OPEN, 1
     # Neither player has a threat. The mover's moves: two threats win, one forces. Most moves
     # make no threat, which `_hopeful` tells cheaply.
-    found = np.empty(2, dtype=np.int64)
+    found = np.empty(3, dtype=np.int64)
     stamp = 0
     for i in range(live):
         y = moves[i]
@@ -325,24 +356,29 @@ def analyse(
         stamp += 1
         if n >= 2 and swap == SWAP_NONE:
             info[WIN_CELL] = y
+            if sets:
+                proof[0] = _bit(y) | _bit(found[0]) | _bit(found[1])
             return WIN, 0
         force[y] = 1 if n == 1 else 0
     # H-search: the mover's semi win wins; the opponent's virtual win loses, its semi wins
     # confine the mover to the intersection of their carriers (`trapy_rl.solve.hsearch`).
-    hmust = _ALL_CELLS
+    hmust, hcells = _ALL_CELLS, _ZERO
     if use_hsearch:
         triples = winning_triples(win)
         hsearch(stones, mover, nbr, reg, labels, vcs, HSEARCH_STEPS)
-        status, cell, _ = connection_wins(stones, mover, triples, vcs, True)
+        status, cell, _, rests_on = connection_wins(stones, mover, triples, vcs, True)
         if status != NONE:
             info[WIN_CELL] = cell
+            proof[0] = rests_on
             return WIN, 0
         hsearch(stones, opponent, nbr, reg, labels, vcs, HSEARCH_STEPS)
-        status, _, hmust = connection_wins(stones, opponent, triples, vcs, False)
+        status, _, hmust, hcells = connection_wins(stones, opponent, triples, vcs, False)
         if status == VIRTUAL_WIN:
+            proof[0] = hcells
             return LOSS, 0
     # The opponent's moves that would make two threats: the cells that answer all of them.
     restricted = False
+    rcells = _ZERO  # those moves and their threats
     for i in range(live):
         x = moves[i]
         must[x] = 1
@@ -355,6 +391,9 @@ def analyse(
         if n < 2:
             continue
         restricted = True
+        rcells |= _bit(y) | _bit(found[0]) | _bit(found[1])
+        if n > 2:  # a stone on one of three threats leaves two
+            rcells |= _bit(found[2])
         for j in range(live):
             x = moves[j]
             if x != y and not (n == 2 and (x == found[0] or x == found[1])):
@@ -379,17 +418,21 @@ def analyse(
                 if side == 0:
                     info[WIN_CELL] = y
                     return WIN, 0
-                restricted = True
+                restricted = True  # (greedy connections: no proof sets)
                 for j in range(live):
                     x = moves[j]
                     if x != y and carrier[x] == 0:
                         must[x] = 0
+    # The moves left; a proof set takes only the cells of the rules that left one out.
     count = 0
     for i in range(live):
         x = moves[i]
         if restricted and must[x] == 0 and force[x] == 0:
+            if sets:
+                proof[0] |= rcells
             continue
         if use_hsearch and (hmust >> np.uint64(x)) & np.uint64(1) == 0:
+            proof[0] |= hcells
             continue
         if symmetric and mir[x] < x:
             continue
@@ -399,6 +442,12 @@ def analyse(
     if count == 0:
         return LOSS, 0
     return OPEN, count
+
+
+@njit(inline="always")
+def _bit(x):
+    """The one-cell set {x} (uint64)."""
+    return np.uint64(1) << np.uint64(x)
 
 
 @njit()

@@ -341,6 +341,15 @@ def hsearch(stones, colour, nbr, reg, labels, vcs, max_steps):
     return steps
 
 
+@njit(inline="always")
+def _popcount(c):
+    """The cells in the set ``c`` (uint64)."""
+    c = c - ((c >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    c = (c & np.uint64(0x3333333333333333)) + ((c >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    c = (c + (c >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return np.int64((c * np.uint64(0x0101010101010101)) >> np.uint64(56))
+
+
 @njit()
 def _first_cell(c, bits):
     for x in range(bits.shape[0]):
@@ -357,17 +366,21 @@ def connection_wins(stones, colour, triples, vcs, first_semi):
         stones: [K] int8; colour: the player whose connections ``vcs`` holds.
         triples: [T] int32 region masks from `winning_triples`.
         vcs: `hsearch`'s scratch after a call for ``colour``.
-        first_semi: stop at the first semi win (the player to move needs only one).
+        first_semi: the player to move needs only one win: the one resting on the fewest
+            cells is returned (the smallest proof set), as a semi win or a virtual one.
 
     Returns:
-        (status, key, carrier): `VIRTUAL_WIN` with a cell to play (in its carrier); or
+        (status, key, carrier, union): `VIRTUAL_WIN` with a cell to play (in its carrier); or
         `SEMI_WIN` with the key of one semi win and the intersection of all their carriers
-        (uint64; every one includes its key); or `NONE` (key -1, carrier all ones).
+        (uint64; every one includes its key); or `NONE` (key -1, carrier all ones). ``union``
+        (uint64) holds every cell the claim rests on: the virtual win's carrier, or the union
+        of the semi wins' carriers found (with ``first_semi``, the first one's); 0 for `NONE`.
     """
     k = stones.shape[0]
     full, semi, skey, counts, ends, bits = vcs[0], vcs[1], vcs[2], vcs[3], vcs[6], vcs[7]
-    inter = _ALL
+    inter, union = _ALL, _ZERO
     found, key = 0, -1
+    best_status, best_key, best_cells, fewest = NONE, -1, _ALL, 65
     for h in range(k):
         if ends[h] != h:
             continue  # the opponent's stone, or a stone of a group named by another cell
@@ -392,13 +405,21 @@ def connection_wins(stones, colour, triples, vcs, first_semi):
                             continue
                         carrier = c0 | c1 | c2
                         if not empty_hub:
-                            return VIRTUAL_WIN, _first_cell(carrier, bits), carrier
+                            if not first_semi:
+                                return VIRTUAL_WIN, _first_cell(carrier, bits), carrier, carrier
+                            if _popcount(carrier) < fewest:
+                                fewest = _popcount(carrier)
+                                best_status, best_cells = VIRTUAL_WIN, carrier
+                                best_key = _first_cell(carrier, bits)
+                            continue
                         found += 1
                         inter &= carrier | bits[h]
+                        union |= carrier | bits[h]
                         if key < 0:
                             key = h
-                        if first_semi:
-                            return SEMI_WIN, key, inter
+                        if first_semi and _popcount(carrier | bits[h]) < fewest:
+                            fewest = _popcount(carrier | bits[h])
+                            best_status, best_key, best_cells = SEMI_WIN, h, carrier | bits[h]
             if empty_hub:
                 continue
             # A group hub with one semi connection and two full ones.
@@ -418,12 +439,17 @@ def connection_wins(stones, colour, triples, vcs, first_semi):
                                 continue
                             found += 1
                             inter &= c0 | c1 | c2
+                            union |= c0 | c1 | c2
                             if key < 0:
                                 key = skey[h, es, i0]
-                            if first_semi:
-                                return SEMI_WIN, key, inter
+                            if first_semi and _popcount(c0 | c1 | c2) < fewest:
+                                fewest = _popcount(c0 | c1 | c2)
+                                best_status, best_key = SEMI_WIN, skey[h, es, i0]
+                                best_cells = c0 | c1 | c2
+    if first_semi:
+        return best_status, best_key, best_cells, best_cells if best_status != NONE else _ZERO
     if found == 0:
-        return NONE, -1, _ALL
+        return NONE, -1, _ALL, _ZERO
     if inter == _ZERO:
-        return VIRTUAL_WIN, key, inter
-    return SEMI_WIN, key, inter
+        return VIRTUAL_WIN, key, inter, union
+    return SEMI_WIN, key, inter, union

@@ -211,6 +211,7 @@ def new_table(solver: Solver, *, machine: str = "") -> dict:
             "eps": solver.eps,
             "deep": solver.deep,
             "connections": solver.connections,
+            "proof_sets": solver.proof_sets,
             "table_bits": solver.table_bits,
         },
         "machine": machine,

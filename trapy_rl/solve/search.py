@@ -17,6 +17,16 @@ finds it under the same key.
   the second least; the 1 + eps of Pawlewicz and Lew 2007) and returns once its numbers pass
   its own thresholds. A frame keeps its children's numbers, reads them from the table when it
   is entered and takes a child's from the child when it returns.
+- **proof sets** (df-pn, boards of at most 64 cells, no swap): a proven node keeps the cells
+  its proof rests on (`trapy_rl.solve.analysis` gives them for the positions it decides): a
+  won node its winning child's set and that move; a lost node the union of its children's
+  sets (and their mirror images where the node is its own), with the cells that justified
+  the moves the analysis left out. When a child is proven lost for the mover with set P,
+  every sibling placement outside P loses too: the stone there, compared with the child's,
+  leaves one more cell empty (never better for the mover, whose stone could only help) and
+  takes a cell the opponent's proof does not need. So once children are proven lost, the
+  siblings outside the intersection of their sets are dropped unsearched (Hex solvers'
+  pruning by proof sets; Henderson 2010).
 - **alpha-beta** on win/loss values: the first child lost for its mover proves the node; the
   move that did so earns credit in a history table that orders later nodes.
 
@@ -35,17 +45,19 @@ from trapy_rl.solve.analysis import (
     SWAP_LEGAL,
     SWAP_NONE,
     SWAP_RULE,
+    SYMMETRIC,
     WIN_CELL,
     analyse,
     new_scratch,
 )
-from trapy_rl.solve.table import INF, child_keys, position_keys, probe, save
+from trapy_rl.solve.table import INF, child_keys, mirror_set, position_keys, probe, save
 
 __all__ = ["ALPHABETA", "DFPN", "SWAP_LEGAL", "SWAP_NONE", "SWAP_RULE", "solve_root"]
 
 DFPN, ALPHABETA = 0, 1
 # The stats vector of a search: [nodes, node budget, aborted, error].
 NODES, BUDGET, ABORTED, ERROR = 0, 1, 2, 3
+_UNKNOWN = np.uint64(0xFFFFFFFFFFFFFFFF)  # a proof set with every cell: nothing known
 
 
 @njit()
@@ -93,10 +105,11 @@ def _pop(stones, depth, movers, played, undo):
 
 
 @njit()
-def _dfpn(stones, mover, swap, eps, deep, connections, tables, bias, table, work, stats):
-    """df-pn from the root until its numbers pass infinite thresholds or the budget is spent."""
+def _dfpn(stones, mover, swap, eps, deep, connections, sets, tables, bias, table, work, stats):
+    """df-pn from the root until its numbers pass infinite thresholds or the budget is spent;
+    ``sets``: prune by proof sets (on boards of at most 64 cells)."""
     nbr, reg, win, mir, zob, wins_with = tables
-    scratch, moves, forcing, infos, keys = work
+    scratch, moves, forcing, infos, keys, proofs = work
     k = stones.shape[0]
     size = moves.shape[0]
     movers = np.empty(size, dtype=np.int64)
@@ -110,6 +123,8 @@ def _dfpn(stones, mover, swap, eps, deep, connections, tables, bias, table, work
     undo = np.empty(size, dtype=np.int64)
     cpn = np.empty((size, k + 1), dtype=np.int64)
     cdn = np.empty((size, k + 1), dtype=np.int64)
+    cps = np.empty((size, k + 1), dtype=np.uint64)  # the children's proof sets
+    sets = sets and k <= 64
     movers[0], swaps[0], thpns[0], thdns[0] = mover, swap, INF, INF
     depth = 0
     enter = True
@@ -121,8 +136,8 @@ def _dfpn(stones, mover, swap, eps, deep, connections, tables, bias, table, work
             stats[NODES] += 1
             starts[depth] = stats[NODES]
             status, count = analyse(
-                stones, node_mover, node_swap, nbr, reg, win, mir, wins_with,
-                scratch, moves[depth], forcing[depth], infos[depth], deep, connections,
+                stones, node_mover, node_swap, nbr, reg, win, mir, wins_with, scratch,
+                moves[depth], forcing[depth], infos[depth], proofs[depth], deep, connections,
             )  # fmt: skip
             if status != 0 or count == 0:
                 if status == 1:
@@ -133,20 +148,24 @@ def _dfpn(stones, mover, swap, eps, deep, connections, tables, bias, table, work
                 else:
                     stats[ERROR] = 1  # no move and no winner: impossible without draws
                     return
-                save(table, keys[depth], zob, mir, node_swap, rpn, rdn, 1, best)
+                proof = proofs[depth, 0] if node_swap == SWAP_NONE else _UNKNOWN
+                save(table, keys[depth], zob, mir, node_swap, rpn, rdn, 1, best, proof)
                 depth = _pop(stones, depth, movers, played, undo)
                 if depth >= 0:
                     cpn[depth, chosen[depth]], cdn[depth, chosen[depth]] = rpn, rdn
+                    cps[depth, chosen[depth]] = proof
                 continue
             counts[depth] = count
             child = keys[depth + 1]
             for i in range(count):
                 action = moves[depth, i]
                 _child_of(keys[depth], action, k, mir, zob, child)
-                p, d, slot = probe(table, child, zob, _child_swap(node_swap, action, k))
+                p, d, slot, ps = probe(table, child, zob, _child_swap(node_swap, action, k), mir)
                 if slot < 0 and depth == 0:
                     d = bias[action]
-                cpn[depth, i], cdn[depth, i] = p, d
+                cpn[depth, i], cdn[depth, i], cps[depth, i] = p, d, ps
+        if sets and node_swap == SWAP_NONE:
+            _drop_siblings(moves[depth], counts[depth], cpn[depth], cdn[depth], cps[depth])
         # This frame's numbers from its children's.
         pn, dn = INF, np.int64(0)
         dn2, best_pn, best = INF, np.int64(1), -1
@@ -167,10 +186,17 @@ def _dfpn(stones, mover, swap, eps, deep, connections, tables, bias, table, work
         if pn >= thpns[depth] or dn >= thdns[depth] or stats[ABORTED] != 0:
             spent = stats[NODES] - starts[depth] + 1
             action = moves[depth, best]
-            save(table, keys[depth], zob, mir, node_swap, pn, dn, spent, action)
+            proof = _UNKNOWN
+            if node_swap == SWAP_NONE and (pn == 0 or dn == 0):
+                proof = _proof_set(
+                    pn == 0, best, moves[depth], counts[depth], cps[depth], proofs[depth, 0],
+                    infos[depth, SYMMETRIC] != 0, mir,
+                )  # fmt: skip
+            save(table, keys[depth], zob, mir, node_swap, pn, dn, spent, action, proof)
             depth = _pop(stones, depth, movers, played, undo)
             if depth >= 0:
                 cpn[depth, chosen[depth]], cdn[depth, chosen[depth]] = pn, dn
+                cps[depth, chosen[depth]] = proof
             continue
         # Descend into the child of least disproof number.
         action = moves[depth, best]
@@ -183,6 +209,41 @@ def _dfpn(stones, mover, swap, eps, deep, connections, tables, bias, table, work
         movers[depth + 1], swaps[depth + 1] = cmover, cswap
         depth += 1
         enter = True
+
+
+@njit()
+def _drop_siblings(moves, count, cpn, cdn, cps):
+    """Mark lost the children outside the proof set of any child proven lost for the mover
+    (module docstring), with the union of those sets as their own (a superset of a proof set
+    is one too). Children's numbers are from their own mover's side: pn 0 is lost for ours."""
+    inter, union = _UNKNOWN, np.uint64(0)
+    for i in range(count):
+        if cpn[i] == 0:
+            inter &= cps[i]
+            union |= cps[i]
+    if inter == _UNKNOWN:
+        return
+    for i in range(count):
+        x = moves[i]
+        if cpn[i] != 0 and x < 64 and (inter >> np.uint64(x)) & np.uint64(1) == 0:
+            cpn[i], cdn[i], cps[i] = 0, INF, union
+
+
+@njit()
+def _proof_set(won, best, moves, count, cps, dropped, symmetric, mir):
+    """The proof set of a node proven ``won`` (by its child ``best``) or lost (by every child;
+    ``dropped`` the analysis's cells for the moves it left out, and the children's mirror
+    images where the node is its own, which left out one cell of each pair)."""
+    if won:
+        if cps[best] == _UNKNOWN:
+            return _UNKNOWN
+        return cps[best] | (np.uint64(1) << np.uint64(moves[best]))
+    proof = dropped
+    for i in range(count):
+        proof |= cps[i]
+        if symmetric:
+            proof |= mirror_set(cps[i], mir)
+    return proof
 
 
 @njit()
@@ -224,10 +285,10 @@ def _alphabeta(stones, mover, swap, deep, connections, tables, bias, history, ta
             if value == 0:
                 if action < k:
                     history[action] += 1 + (k - depth)
-                save(table, keys[depth], zob, mir, node_swap, 0, INF, spent, action)
+                save(table, keys[depth], zob, mir, node_swap, 0, INF, spent, action, _UNKNOWN)
                 value = 1
             elif nexts[depth] == counts[depth]:
-                save(table, keys[depth], zob, mir, node_swap, INF, 0, spent, -1)
+                save(table, keys[depth], zob, mir, node_swap, INF, 0, spent, -1, _UNKNOWN)
                 value = 0
             else:
                 value = -2
@@ -252,9 +313,9 @@ def _enter(
     """Enter an alpha-beta frame: (its value, 0) with the value 1, 0 or -1 (budget spent),
     or (-2, the number of its moves), ordered in ``moves[depth]``."""
     nbr, reg, win, mir, zob, wins_with = tables
-    scratch, moves, forcing, infos, keys = work
+    scratch, moves, forcing, infos, keys, proofs = work
     k = stones.shape[0]
-    pn, dn, _ = probe(table, keys[depth], zob, swap)
+    pn, dn, _, _ = probe(table, keys[depth], zob, swap, mir)
     if pn == 0:
         return 1, 0
     if dn == 0:
@@ -264,15 +325,15 @@ def _enter(
         stats[ABORTED] = 1
         return -1, 0
     status, count = analyse(
-        stones, mover, swap, nbr, reg, win, mir, wins_with,
-        scratch, moves[depth], forcing[depth], infos[depth], deep, connections,
+        stones, mover, swap, nbr, reg, win, mir, wins_with, scratch,
+        moves[depth], forcing[depth], infos[depth], proofs[depth], deep, connections,
     )  # fmt: skip
     if status == 1:
         cell = infos[depth, WIN_CELL]
-        save(table, keys[depth], zob, mir, swap, 0, INF, 1, cell)
+        save(table, keys[depth], zob, mir, swap, 0, INF, 1, cell, _UNKNOWN)
         return 1, 0
     if status == -1:
-        save(table, keys[depth], zob, mir, swap, INF, 0, 1, -1)
+        save(table, keys[depth], zob, mir, swap, INF, 0, 1, -1, _UNKNOWN)
         return 0, 0
     if count == 0:
         stats[ERROR] = 1  # no move and no winner: impossible without draws
@@ -300,22 +361,25 @@ def _score(action, flag, depth, bias, history):
 
 @njit()
 def solve_root(
-    stones, mover, swap, method, eps, deep, connections, tables, bias, history, table, stats
-):
+    stones, mover, swap, method, eps, deep, connections, sets, tables, bias, history, table,
+    stats,
+):  # fmt: skip
     """Search a position without a winner until it is proven or the node budget is spent.
 
     Args:
         stones: [K] int8 (restored before returning); mover 1 or 2; swap `SWAP_NONE`,
             `SWAP_LEGAL` or `SWAP_RULE`; method `DFPN` or `ALPHABETA`; eps df-pn's 1 + eps;
-            deep and connections: `trapy_rl.solve.analysis.analyse`'s.
+            deep and connections: `trapy_rl.solve.analysis.analyse`'s; sets: df-pn prunes
+            by proof sets (module docstring).
         tables: the board's (neighbours [K, 6] int32 with -1 last, region masks [K] int32,
             win table [32] bool, mirrored actions [A] int32) and the Zobrist codes [4, K]
             uint64 (see `trapy_rl.solve.table.position_keys`).
         bias: [A] int64, the initial disproof number of each root child not yet in the table
             (df-pn) or the order of the root's moves, low first (alpha-beta).
         history: [A] int64, alpha-beta's history table (kept between calls).
-        table: (keys [N, 2] uint64, data [N, 3] uint32 (pn, dn, work), best [N] int16), the
-            transposition table, kept between calls.
+        table: (keys [N, 2] uint64, data [N, 3] uint32 (pn, dn, work), best [N] int16, proof
+            sets [N] uint64), the transposition table, kept between calls
+            (`trapy_rl.solve.table.empty_table`).
         stats: [4] int64: nodes so far (incremented), node budget (the search stops once the
             count reaches it), aborted flag, error flag (both set here).
 
@@ -332,6 +396,7 @@ def solve_root(
         np.empty((size, k + 1), dtype=np.int8),
         np.empty((size, INFO_SIZE), dtype=np.int64),
         np.empty((size, 8), dtype=np.uint64),
+        np.empty((size, 1), dtype=np.uint64),
     )
     position_keys(stones, mover, swap, zob, mir, work[4][0])
     stats[ABORTED] = 0
@@ -342,11 +407,11 @@ def solve_root(
             stones, mover, swap, deep, connections, tables, bias, history, table, work, stats
         )
     while True:
-        pn, dn, _ = probe(table, work[4][0], zob, swap)
+        pn, dn, _, _ = probe(table, work[4][0], zob, swap, mir)
         if pn == 0:
             return 1
         if dn == 0:
             return 0
         if stats[ABORTED] != 0 or stats[ERROR] != 0 or stats[NODES] >= stats[BUDGET]:
             return -1
-        _dfpn(stones, mover, swap, eps, deep, connections, tables, bias, table, work, stats)
+        _dfpn(stones, mover, swap, eps, deep, connections, sets, tables, bias, table, work, stats)

@@ -37,7 +37,7 @@ from trapy_rl.game.board import Board
 from trapy_rl.game.state import BLUE, EMPTY, YELLOW, GameState, find_winner
 from trapy_rl.solve import search
 from trapy_rl.solve.analysis import GREEDY, HSEARCH, SWAP_LEGAL, SWAP_NONE, SWAP_RULE
-from trapy_rl.solve.table import lookup
+from trapy_rl.solve.table import empty_table, lookup
 
 __all__ = [
     "CONNECTIONS",
@@ -119,7 +119,7 @@ class Solver:
             positions where alpha-beta takes 245k, and side 5's a1 in 0.4M where alpha-beta
             has not finished at 3M) or ``"alphabeta"`` (depth-first win/loss search with a
             history table).
-        table_bits: the table holds ``2**table_bits`` positions (about 30 bytes each).
+        table_bits: the table holds ``2**table_bits`` positions (about 38 bytes each).
         eps: df-pn's threshold growth, ``1 + eps`` (Pawlewicz and Lew); 0 is Nagai's df-pn.
         policy: orders the root's moves (see `Policy`); None tries them in cell order.
         deep: with greedy connections, also look for virtual wins one move ahead
@@ -131,6 +131,9 @@ class Solver:
             boards of at most 64 cells, sides 2 to 6; larger boards use the greedy ones) or
             ``"greedy"`` (`trapy_rl.solve.connections`: two-cell carriers taken greedily, the
             solver that made the shipped tables).
+        proof_sets: df-pn drops the siblings of a child proven lost that lie outside its
+            proof set (`trapy_rl.solve.search`; H-search's connections, boards of at most
+            64 cells).
     """
 
     def __init__(
@@ -143,6 +146,7 @@ class Solver:
         policy: Policy | None = None,
         deep: bool = True,
         connections: str = "hsearch",
+        proof_sets: bool = True,
     ) -> None:
         if method not in METHODS:
             raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
@@ -162,16 +166,10 @@ class Solver:
         self.policy = policy
         self.deep = bool(deep)
         self.connections = connections
+        self.proof_sets = bool(proof_sets)
         self.table_bits = table_bits
         self._tables = board_tables(board)
-        size = 1 << table_bits
-        # The transposition table: keys [N, 2] uint64, (pn, dn, work) [N, 3] uint32, best
-        # move [N] int16 (see trapy_rl.solve.table).
-        self._table = (
-            np.zeros((size, 2), dtype=np.uint64),
-            np.zeros((size, 3), dtype=np.uint32),
-            np.full(size, -1, dtype=np.int16),
-        )
+        self._table = empty_table(table_bits)  # see trapy_rl.solve.table
         self._history = np.zeros(board.num_actions, dtype=np.int64)
 
     def clear(self) -> None:
@@ -179,6 +177,7 @@ class Solver:
         for array in (*self._table[:2], self._history):
             array.fill(0)
         self._table[2].fill(-1)
+        self._table[3].fill(np.uint64(0xFFFFFFFFFFFFFFFF))
 
     # ------------------------------------------------------------------ entry points
     def solve(self, state: GameState, *, max_nodes: int | None = None) -> Solution:
@@ -241,8 +240,19 @@ class Solver:
         stones8 = np.ascontiguousarray(stones, dtype=np.int8)
         mir, zob = self._tables[3], self._tables[4]
         swap_now = swap_state(stones8, to_move, swap)
-        pn, dn, work, _ = lookup(stones8, int(to_move), swap_now, mir, zob, self._table)
+        pn, dn, work, _, _ = lookup(stones8, int(to_move), swap_now, mir, zob, self._table)
         return (pn == 0 or dn == 0), int(work)
+
+    def proof_set(self, stones: np.ndarray, to_move: int) -> list[int] | None:
+        """The cells the table's proof of a position (the swap spent) rests on: its winner
+        still wins with every other empty cell given to the loser. None when the position is
+        not proven or its set is unknown (no proof sets on this board or from this path)."""
+        stones8 = np.ascontiguousarray(stones, dtype=np.int8)
+        mir, zob = self._tables[3], self._tables[4]
+        pn, dn, _, _, cells = lookup(stones8, int(to_move), SWAP_NONE, mir, zob, self._table)
+        if (pn != 0 and dn != 0) or cells == np.uint64(0xFFFFFFFFFFFFFFFF):
+            return None
+        return [x for x in range(self.board.num_cells) if (int(cells) >> x) & 1]
 
     # ------------------------------------------------------------------ the search
     def _solve(
@@ -263,8 +273,8 @@ class Solver:
             stats[1] = stats[0] + CHUNK_NODES if chunked else budget
             value = search.solve_root(
                 stones8, to_move, swap, method, self.eps, self.deep,
-                CONNECTIONS[self.connections], self._tables, bias, self._history, self._table,
-                stats,
+                CONNECTIONS[self.connections], self.proof_sets, self._tables, bias,
+                self._history, self._table, stats,
             )  # fmt: skip
             if value >= 0 or stats[3] or not chunked:
                 break
@@ -296,7 +306,7 @@ class Solver:
     def _winning_move(self, stones: np.ndarray, to_move: int, swap: int) -> int:
         """A winning action of a proven win: the table's, checked, else found by solving."""
         mir, zob = self._tables[3], self._tables[4]
-        _, _, _, best = lookup(stones, to_move, swap, mir, zob, self._table)
+        _, _, _, best, _ = lookup(stones, to_move, swap, mir, zob, self._table)
         candidates = [int(best)] if best >= 0 else []
         candidates += [a for a in self._actions(stones, swap) if a != best]
         for action in candidates:
@@ -342,14 +352,14 @@ def swap_state(stones: np.ndarray, to_move: int, swap: bool) -> int:
 def load_compiled() -> None:
     """Load (or compile) the search's machine code once, before any clock starts."""
     board = Board(2)
-    table = (np.zeros((16, 2), np.uint64), np.zeros((16, 3), np.uint32), np.zeros(16, np.int16))
+    table = empty_table(4)
     stats = np.array([0, 1 << 20, 0, 0], dtype=np.int64)
     bias = np.ones(board.num_actions, dtype=np.int64)
     for method in (search.DFPN, search.ALPHABETA):
         for connections in CONNECTIONS.values():
             search.solve_root(
                 np.zeros(board.num_cells, np.int8), BLUE, SWAP_NONE, method, 0.25, True,
-                connections, board_tables(board), bias, bias.copy(), table, stats,
+                connections, True, board_tables(board), bias, bias.copy(), table, stats,
             )  # fmt: skip
 
 

@@ -8,10 +8,11 @@ bucket of `BUCKET` slots and both are checked, so two positions share an entry o
 random bits collide.
 
 A slot holds the key, the proof and disproof numbers (pn, dn; `INF` for infinity), the work
-(positions expanded under it; 0 marks an empty slot) and the best move in the canonical frame
-(the frame of the smaller of the two mirror keys). Proven entries hold pn 0 (the mover wins)
-or dn 0 (the mover loses). A full bucket gives up its least work first, proven entries
-counting four times their work.
+(positions expanded under it; 0 marks an empty slot), the best move and, for a proven entry,
+its proof set (the cells its proof rests on, a uint64 bit set; all ones when unknown), both in
+the canonical frame (the frame of the smaller of the two mirror keys). Proven entries hold pn
+0 (the mover wins) or dn 0 (the mover loses). A full bucket gives up its least work first,
+proven entries counting four times their work.
 
 Shapes: K cells, N slots (a power of two); keys [8] uint64 per position: (key1, key2) as seen
 by the mover, then with the roles exchanged, then both again for the mirror image.
@@ -28,7 +29,9 @@ __all__ = [
     "INF",
     "canonical",
     "child_keys",
+    "empty_table",
     "lookup",
+    "mirror_set",
     "position_keys",
     "probe",
     "save",
@@ -38,6 +41,19 @@ __all__ = [
 INF = np.int64(0xFFFFFFFF)
 """Proof and disproof numbers saturate here (the table holds them as uint32)."""
 BUCKET = 4
+_ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
+
+
+def empty_table(bits: int) -> tuple[np.ndarray, ...]:
+    """A table of ``2**bits`` slots: keys [N, 2] uint64, (pn, dn, work) [N, 3] uint32, best
+    move [N] int16, proof sets [N] uint64."""
+    size = 1 << bits
+    return (
+        np.zeros((size, 2), dtype=np.uint64),
+        np.zeros((size, 3), dtype=np.uint32),
+        np.full(size, -1, dtype=np.int16),
+        np.full(size, _ALL, dtype=np.uint64),
+    )
 
 
 @njit()
@@ -103,9 +119,22 @@ def child_keys(keys, x, mx, zob, out):
 
 
 @njit()
+def mirror_set(cells, mir):
+    """The mirror image of the bit set ``cells`` (uint64) under ``mir`` [A] int32; all ones
+    stay all ones (unknown)."""
+    if cells == _ALL:
+        return cells
+    out = np.uint64(0)
+    for x in range(min(mir.shape[0] - 1, 64)):
+        if (cells >> np.uint64(x)) & np.uint64(1):
+            out |= np.uint64(1) << np.uint64(mir[x])
+    return out
+
+
+@njit()
 def _find(table, k1, k2):
     """The slot holding (k1, k2), or -1."""
-    tt_keys, tt_data, _ = table
+    tt_keys, tt_data = table[0], table[1]
     mask = tt_keys.shape[0] - 1
     base = np.int64(k1 & np.uint64(mask)) & ~(BUCKET - 1)
     for i in range(BUCKET):
@@ -116,9 +145,9 @@ def _find(table, k1, k2):
 
 
 @njit()
-def _store(table, k1, k2, pn, dn, work, best):
+def _store(table, k1, k2, pn, dn, work, best, proof):
     """Write an entry, over the same key, an empty slot or the slot of least work."""
-    tt_keys, tt_data, tt_best = table
+    tt_keys, tt_data, tt_best, tt_proof = table
     mask = tt_keys.shape[0] - 1
     base = np.int64(k1 & np.uint64(mask)) & ~(BUCKET - 1)
     victim = -1
@@ -142,41 +171,53 @@ def _store(table, k1, k2, pn, dn, work, best):
     tt_data[victim, 1] = np.uint32(min(dn, INF))
     tt_data[victim, 2] = np.uint32(max(1, min(work, INF)))
     tt_best[victim] = best
+    tt_proof[victim] = proof if (pn == 0 or dn == 0) else _ALL
 
 
 @njit()
-def save(table, keys, zob, mir, swap, pn, dn, work, best):
-    """Store a node's numbers under its canonical key; ``best`` in the canonical frame."""
+def save(table, keys, zob, mir, swap, pn, dn, work, best, proof=_ALL):
+    """Store a node's numbers under its canonical key; ``best`` and ``proof`` (a proven
+    node's proof set, all ones when unknown) in the canonical frame."""
     k1, k2, mirrored = canonical(keys, zob, swap)
-    if mirrored and 0 <= best < mir.shape[0]:
-        best = mir[best]
-    _store(table, k1, k2, pn, dn, work, best)
+    if mirrored:
+        if 0 <= best < mir.shape[0]:
+            best = mir[best]
+        proof = mirror_set(proof, mir)
+    _store(table, k1, k2, pn, dn, work, best, proof)
 
 
 @njit()
-def probe(table, keys, zob, swap):
-    """(pn, dn, slot) of a node from the table; (1, 1, -1) when it is not there."""
-    k1, k2, _ = canonical(keys, zob, swap)
+def probe(table, keys, zob, swap, mir):
+    """(pn, dn, slot, proof) of a node from the table, the proof set in the node's own frame;
+    (1, 1, -1, all ones) when it is not there."""
+    k1, k2, mirrored = canonical(keys, zob, swap)
     slot = _find(table, k1, k2)
     if slot < 0:
-        return np.int64(1), np.int64(1), -1
+        return np.int64(1), np.int64(1), -1, _ALL
     data = table[1]
-    return np.int64(data[slot, 0]), np.int64(data[slot, 1]), slot
+    pn, dn = np.int64(data[slot, 0]), np.int64(data[slot, 1])
+    proof = table[3][slot]
+    if mirrored and (pn == 0 or dn == 0):
+        proof = mirror_set(proof, mir)
+    return pn, dn, slot, proof
 
 
 @njit()
 def lookup(stones, mover, swap, mir, zob, table):
-    """(pn, dn, work, best action) of a position from the table; work 0 when absent.
+    """(pn, dn, work, best action, proof set) of a position from the table; work 0 when absent.
 
-    ``best`` is in the position's own frame (a winning action where pn is 0), -1 when none.
+    ``best`` and the proof set are in the position's own frame (``best`` a winning action where
+    pn is 0, -1 when none; the proof set all ones when unknown).
     """
     keys = np.empty(8, dtype=np.uint64)
     position_keys(stones, mover, swap, zob, mir, keys)
     k1, k2, mirrored = canonical(keys, zob, swap)
     slot = _find(table, k1, k2)
     if slot < 0:
-        return np.int64(1), np.int64(1), np.int64(0), np.int64(-1)
-    data, best = table[1][slot], np.int64(table[2][slot])
-    if mirrored and best >= 0:
-        best = np.int64(mir[best])
-    return np.int64(data[0]), np.int64(data[1]), np.int64(data[2]), best
+        return np.int64(1), np.int64(1), np.int64(0), np.int64(-1), _ALL
+    data, best, proof = table[1][slot], np.int64(table[2][slot]), table[3][slot]
+    if mirrored:
+        if best >= 0:
+            best = np.int64(mir[best])
+        proof = mirror_set(proof, mir)
+    return np.int64(data[0]), np.int64(data[1]), np.int64(data[2]), best, proof
