@@ -502,10 +502,32 @@ def report(
         print(draw([row for row in drawn if row["variant"] == "today"], plot, strength))
 
 
+def agreement_curves(agreement: list[dict]) -> tuple[dict[str, list], dict[str, list]]:
+    """The agreement picture's curves, (x, y, low, high) a point: today's recipe's lowest and
+    mean rho at the cap against the board's cells, and each side's (and each ablation row's)
+    mean rho, down to its lowest, against the share of its cap; rows of one seed are left out."""
+    agreement = [row for row in agreement if row["min_rho"] is not None]  # two seeds or more
+    at_cap = [row for row in agreement if row["fraction"] == 1.0 and row["variant"] == "today"]
+    by_size = {
+        "lowest rho of a pair of seeds": [(r["cells"], r["min_rho"], r["min_rho"], r["min_rho"])
+                                          for r in at_cap],
+        "mean rho over the pairs": [(r["cells"], r["mean_rho"], r["mean_rho"], r["mean_rho"])
+                                    for r in at_cap],
+    }  # fmt: skip
+    by_share: dict[str, list] = {}
+    for r in agreement:
+        label = f"side {r['side']}" + ("" if r["variant"] == "today" else f", {r['variant']}")
+        by_share.setdefault(label, []).append(
+            (r["fraction"], r["mean_rho"], r["min_rho"], r["mean_rho"])
+        )
+    return by_size, by_share
+
+
 def draw(agreement: list[dict], path: Path, strength: list[dict] = ()) -> Path:
-    """Two panels: the seeds' lowest and mean rho at the cap against the board's cells; each
-    side's mean rho against the share of its cap. With ``strength``, a second picture beside
-    ``path`` (``-elo`` added to its name): each side's seeds' Elo against CPU-minutes."""
+    """Two panels: today's recipe's lowest and mean rho at the cap against the board's cells;
+    each side's (and each ablation row's) mean rho against the share of its cap. With
+    ``strength``, a second picture beside ``path`` (``-elo`` added to its name): each side's
+    seeds' Elo against CPU-minutes."""
     if strength:
         panels: dict[str, dict[str, list]] = {}
         for r in strength:
@@ -516,19 +538,7 @@ def draw(agreement: list[dict], path: Path, strength: list[dict] = ()) -> Path:
             panels, elo_path, title="Elo against CPU-minutes: today's recipe, seed by seed",
             x_label="CPU-minutes of training", y_label="Elo (seed 0's first rated net: 0)",
         ))  # fmt: skip
-    agreement = [row for row in agreement if row["min_rho"] is not None]  # two seeds or more
-    at_cap = [row for row in agreement if row["fraction"] == 1.0]
-    by_size = {
-        "lowest rho of two seeds": [(r["cells"], r["min_rho"], r["min_rho"], r["min_rho"])
-                                    for r in at_cap],
-        "mean rho of two seeds": [(r["cells"], r["mean_rho"], r["mean_rho"], r["mean_rho"])
-                                  for r in at_cap],
-    }  # fmt: skip
-    by_share: dict[str, list] = {}
-    for r in agreement:
-        by_share.setdefault(f"side {r['side']}", []).append(
-            (r["fraction"], r["mean_rho"], r["min_rho"], r["mean_rho"])
-        )
+    by_size, by_share = agreement_curves(agreement)
     return plot_curve_panels(
         {"at the cap, against the board": by_size, "along the way (bars down to the lowest)":
          by_share},

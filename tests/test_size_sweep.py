@@ -125,6 +125,10 @@ def test_a_row_is_reported_beside_today_and_duels_today_s_nets(sweep, tmp_path, 
     share, low, high = duel["share"]
     assert share == round(duel["wins"] / 8, 3) and low <= share <= high
     assert duel["elo"][1] <= duel["elo"][0] <= duel["elo"][2]
+    # The picture: the board's curve is today's recipe alone, each row its own share curve.
+    by_size, by_share = sweep.agreement_curves(alone)
+    assert [x for x, *_ in by_size["mean rho over the pairs"]] == [35]
+    assert sorted(by_share) == ["side 5", "side 5, gumbel"]
 
 
 def test_elo_difference_is_the_inverse_of_the_expected_score(sweep):
