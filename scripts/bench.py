@@ -17,35 +17,13 @@ import argparse
 import importlib
 import json
 import os
-import platform
 import sys
 from pathlib import Path
 
+from trapy_rl.provenance import machine
+
 ROOT = Path(__file__).resolve().parents[1]
 SECTIONS = ("env", "net", "search", "selfplay", "backends", "ray_scaling", "openings", "onegame")
-
-
-def machine() -> str:
-    """One line naming the CPU, core count and library versions."""
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    import numpy
-
-    parts = [cpu, f"{os.cpu_count()} cores", f"python {platform.python_version()}"]
-    parts.append(f"numpy {numpy.__version__}")
-    try:
-        import torch
-
-        parts.append(f"torch {torch.__version__} ({torch.get_num_threads()} threads)")
-    except ImportError:
-        pass
-    return ", ".join(parts)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -64,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unknown section(s) {unknown}; choose from {list(SECTIONS)}")
     sections = args.sections or list(SECTIONS)
     sys.path.insert(0, str(ROOT))
-    print(f"machine: {machine()}")
+    print(f"machine: {machine(libraries=True)}")
     rows = []
     for section in sections:
         module = importlib.import_module(f"benchmarks.{section}")
@@ -75,7 +53,9 @@ def main(argv: list[str] | None = None) -> int:
             note = f"  ({row['note']})" if row.get("note") else ""
             print(f"{row['name']:<48} {row['value']:>14,.1f} {row['unit']}{note}", flush=True)
     if args.json:
-        args.json.write_text(json.dumps({"machine": machine(), "rows": rows}, indent=2))
+        args.json.write_text(
+            json.dumps({"machine": machine(libraries=True), "rows": rows}, indent=2)
+        )
     return 0
 
 

@@ -33,13 +33,13 @@ import datetime
 import itertools
 import json
 import os
-import platform
 import subprocess
 import sys
 from pathlib import Path
 
 from trapy_rl.errors import reported
 from trapy_rl.nn.checkpoint import CHECKPOINT_DIR, load_checkpoint
+from trapy_rl.provenance import git_commit, machine
 from trapy_rl.train.checkpoint import average_networks, export_network, save_checkpoint
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -56,13 +56,6 @@ START_KEYS = (
     "clock",
     "resign",
 )
-
-
-def _commit() -> str:
-    done = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
-    )
-    return done.stdout.strip() or "unknown"
 
 
 def _legs(name: str) -> list[dict]:
@@ -110,8 +103,8 @@ def _train(run: Path, overrides: list[str], leg: dict, name: str) -> int:
     leg |= {
         # The run folder as RUNS, as the legs are replayed with any --runs.
         "command": " ".join(["trapy-train", *overrides]).replace(str(run.parent), "RUNS"),
-        "commit": _commit(),
-        "machine": f"{platform.machine()}, {platform.processor() or platform.system()}",
+        "commit": git_commit(ROOT),
+        "machine": machine(),
         "started": datetime.datetime.now().isoformat(timespec="seconds"),
     }
     legs = _legs(name)

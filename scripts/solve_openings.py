@@ -20,13 +20,11 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import os
-import platform
-import subprocess
 import sys
 import time
 from pathlib import Path
 
+from trapy_rl import provenance
 from trapy_rl.errors import reported
 from trapy_rl.game.board import Board
 from trapy_rl.solve import Solver
@@ -65,10 +63,7 @@ def main(argv: list[str] | None = None) -> int:
         out = args.out or DATA / f"side{args.side}.json"
         bits = args.table_bits or (20 if args.side <= 4 else 25)
         solver = Solver(board, method=args.method, table_bits=bits)
-        machine = (
-            f"{platform.machine()}, {os.cpu_count()} logical cores, "
-            f"{platform.python_implementation()} {platform.python_version()}"
-        ) + (f"; {args.note}" if args.note else "")
+        machine = provenance.machine() + (f"; {args.note}" if args.note else "")
         table = new_table(solver, machine=machine)
         if out.exists() and not args.fresh:
             table = read_openings(out)
@@ -103,7 +98,7 @@ def run(
     if max_nodes is not None and to_solve:  # a leg that tries nothing leaves no record
         leg = {
             "command": command,
-            "commit": _commit(),
+            "commit": provenance.git_commit(ROOT),
             "started": datetime.datetime.now().isoformat(timespec="seconds"),
             "max_nodes": max_nodes,
             "proven": 0,
@@ -153,14 +148,6 @@ def run(
         f"{table['complete']}",
         file=sys.stderr,
     )
-
-
-def _commit() -> str:
-    """The checkout's commit, for the leg's record ("unknown" outside a git checkout)."""
-    done = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
-    )
-    return done.stdout.strip() or "unknown"
 
 
 def _duration(seconds: float) -> str:

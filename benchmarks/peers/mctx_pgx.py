@@ -51,13 +51,13 @@ import torch
 
 from benchmarks.env import _play_batch
 from benchmarks.search import opening_positions
-from scripts.bench import machine
 from trapy_rl.game import BatchGame
 from trapy_rl.mcts import MCTS, SearchSettings
 from trapy_rl.nn import NetEvaluator
 from trapy_rl.nn.checkpoint import load_network
 from trapy_rl.nn.evaluator import UniformEvaluator
 from trapy_rl.pretrained import pretrained_file
+from trapy_rl.provenance import machine
 
 GAMES_SEARCH = 256
 GAMES_PLAY = 4096
@@ -357,7 +357,8 @@ def run(*, quick: bool) -> tuple[list[dict], str]:
     search_games, sims = (16, 8) if quick else (GAMES_SEARCH, SIMULATIONS)
     play_games = 64 if quick else GAMES_PLAY
     line = (
-        f"{machine()}; jax {jax.__version__}, mctx {mctx.__version__}, pgx {pgx.__version__}; "
+        f"{machine(libraries=True)}; "
+        f"jax {jax.__version__}, mctx {mctx.__version__}, pgx {pgx.__version__}; "
         f"affinity {sorted(os.sched_getaffinity(0))}"
     )
     rows = []

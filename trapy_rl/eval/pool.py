@@ -32,7 +32,6 @@ import dataclasses
 import importlib.resources
 import itertools
 import json
-import platform
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -47,6 +46,7 @@ from trapy_rl.eval.starts import load_starts
 from trapy_rl.eval.stats import Z_95
 from trapy_rl.eval.tournament import TournamentResult, play_tournament
 from trapy_rl.game.board import Board
+from trapy_rl.provenance import machine
 
 __all__ = [
     "AdaptiveRating",
@@ -609,7 +609,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     mode = "ladder" if args.ladder else "chain" if args.chain else "round_robin"
     options += f" --{mode}" * (mode != "round_robin") + (f" --extend {args.extend}" if held else "")
     command = " ".join(["python -m trapy_rl.eval.pool", options, *args.specs])
-    note = f"{command}; {platform.processor() or platform.machine()}"
+    note = f"{command}; {machine()}"
     pool, result = calibrate_pool(
         args.specs,
         board=board,

@@ -23,7 +23,6 @@ import argparse
 import datetime
 import json
 import os
-import platform
 import sys
 import time
 from dataclasses import dataclass
@@ -35,6 +34,7 @@ import numpy as np
 from trapy_rl.game.board import Board
 from trapy_rl.game.sampling import random_legal_actions
 from trapy_rl.game.state import GameState
+from trapy_rl.provenance import machine
 from trapy_rl.solve.solver import Solver
 
 __all__ = [
@@ -160,7 +160,7 @@ def make_test_set(
             "connections": solver.connections,
         },
         "cpu_seconds": round(time.process_time() - cpu, 1),
-        "machine": f"{platform.machine()}, CPython {platform.python_version()}",
+        "machine": machine(),
         "date": datetime.date.today().isoformat(),
         "won": sum(p.win for p in positions),
     }
