@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
+from brute_force import BruteForce, late_positions
 
 from trapy_rl.game import Board, GameState
 from trapy_rl.launch import COMMANDS
@@ -37,13 +39,28 @@ def test_lost_positions_and_the_empty_board(capsys) -> None:
     assert code == 0 and out.rstrip().endswith("blue has won")
 
 
+def test_late_side6_positions_agree_with_brute_force(capsys) -> None:
+    brute = BruteForce()
+    verdicts = []
+    for state in late_positions(Board(6), 4, 11, np.random.default_rng(61)):
+        code, out, _ = run(capsys, "--side", "6", *state.move_names())
+        assert code == 0, out
+        verdicts.append(" wins with " in out)
+        assert verdicts[-1] == brute.wins(state), (state.move_names(), out)
+        if verdicts[-1]:
+            move = out.split(" wins with ")[1].split()[0]
+            assert brute.move_wins(state, state.board.parse_action(move)), (out, move)
+    assert len(set(verdicts)) == 2, verdicts  # won and lost positions both met
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
         (["--side", "4", "z9"], "move 1: 'z9' is not a cell of the side-4 board"),
         (["--side", "4", "b2", "b2"], "move 2: b2: the cell is occupied by blue"),
         (["--side", "4", "b2", "c3", "swap"], "move 3: swap: not allowed now"),
-        (["--side", "6", "b2"], "side 6 is not solved here: trapy-solve takes sides 2 to 5"),
+        (["--side", "7", "b2"], "side 7 is not solved here: trapy-solve takes sides 2 to 6"),
+        (["--side", "6", "d3", "--max-nodes", "1000"], "not proven within 1,000 positions"),
         (["--side", "1"], "side 1 is not solved here"),
         (["--side", "5", "c3", "--max-nodes", "100"], "not proven within 100 positions"),
         (["--max-nodes", "0"], "--max-nodes must be"),

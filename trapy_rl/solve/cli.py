@@ -4,6 +4,7 @@
     trapy-solve --side 4 b2                 # yellow to move, may swap
     trapy-solve --side 4 b2 swap c3         # moves as cell names, 'swap' for the swap
     trapy-solve --side 5 c3 --max-nodes 1e8
+    trapy-solve --side 6 MOVES              # side 6: late positions, in well under a second
 
 Prints one line: who is to move, whether they win with perfect play and a winning move, and
 the proof's size. Bad input (an unknown cell, an illegal move, a side above `MAX_SIDE`, a node
@@ -22,9 +23,10 @@ from trapy_rl.solve.solver import MAX_NODES, METHODS, Solver, check_node_budget
 
 __all__ = ["MAX_SIDE", "describe", "main"]
 
-MAX_SIDE = 5
-"""The largest side accepted: side-5 openings take minutes each; side 6 is out of reach (see
-the docs' solved openings)."""
+MAX_SIDE = 6
+"""The largest side accepted: H-search's carriers are one 64-bit word (side 6 has 51 cells).
+Side-5 openings take minutes each; side 6's early positions need hours or more (about 300
+microseconds a position), so there the node budget is what answers: "not proven within N"."""
 DEFAULT_MAX_NODES = 50_000_000
 
 
@@ -75,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
                 state.play(move)
             except ValueError as error:
                 raise ValueError(f"move {number}: {error}") from None
-        bits = 20 if args.side <= 4 else 22
+        bits = 20 if args.side <= 4 else 22  # 2**22 entries: ~100 MB
         solver = Solver(board, method=args.method, table_bits=bits)
         print(describe(state, solver, max_nodes=max_nodes))
     return 0
