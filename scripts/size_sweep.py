@@ -36,6 +36,8 @@ a run whose folder is gone is compared from its recorded maps (seeds trained in 
 sittings meet), and every agreement row, so that ``--plot`` draws every side recorded. The
 sweep's record is ``docs/experiments/data/size-sweep.json``; its rows of sides 5 and 6 (whose
 maps were not kept) were copied from their pages' reports and name them (``source``).
+``--mean N`` maps, in place of each checkpoint, the mean of the seed's last N checkpoints up to
+it (weight averaging, as the long runs ship their nets): a side study, not recorded.
 """
 
 from __future__ import annotations
@@ -71,6 +73,7 @@ from trapy_rl.mcts.settings import SearchSettings
 from trapy_rl.nn.checkpoint import CHECKPOINT_DIR, load_checkpoint
 from trapy_rl.nn.digest import file_sha256
 from trapy_rl.solve.openings import exact_values, load_openings
+from trapy_rl.train.checkpoint import average_networks
 
 ROOT = Path(__file__).resolve().parents[1]
 SIDES = (5, 6, 7, 8)
@@ -182,9 +185,13 @@ def agreement_rows(
     simulations: int,
     variant: str = "today",
     record: list[dict] | None = None,
+    mean: int = 1,
 ) -> list[dict]:
     """The seeds' agreement at each point of the cap that a seed has reached (rho and opposite
     decisions None and empty while only one has: an ablation row's first seed).
+
+    With ``mean`` > 1 each seed's net at a point is the mean of its ``mean`` checkpoints up to
+    that point (`mean_net`: what a long run ships and maps) instead of the checkpoint alone.
 
     With ``record`` (the maps of `read_record`), a seed whose run folder is not here brings its
     map from it, and each map measured here is written into it (`record_map`): runs of one side
@@ -201,6 +208,8 @@ def agreement_rows(
         for seed in seeds:
             if (point := nearest(found[seed], fraction * cap)) is not None:
                 minutes[seed], net = point
+                if mean > 1:
+                    net = mean_net(found[seed], net, mean, runs)
                 maps[seed] = maps_by_search([net], side=side, search=search)[0]
                 if record is not None:
                     record_map(record, side, variant, seed, fraction, minutes[seed],
@@ -262,6 +271,18 @@ def record_rows(record: dict[str, list[dict]], rows: list[dict]) -> None:
     new = {(r["side"], r["variant"], r["fraction"]) for r in rows}
     kept = [r for r in record["agreement"] if (r["side"], r["variant"], r["fraction"]) not in new]
     record["agreement"] = kept + rows
+
+
+def mean_net(found: list[tuple[float, Path]], net: Path, count: int, runs: Path) -> Path:
+    """The mean of the ``count`` checkpoints of ``found`` up to ``net`` (`average_networks`),
+    written once to ``RUNS/means/RUN-CHECKPOINT-meanCOUNT.pt``."""
+    paths = [path for _, path in found]
+    last = paths.index(net)
+    target = runs / "means" / f"{net.parent.parent.name}-{net.stem}-mean{count}.pt"
+    if not target.is_file():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        average_networks(paths[max(0, last - count + 1) : last + 1], target)
+    return target
 
 
 def _key(entry: dict) -> tuple:
@@ -411,14 +432,17 @@ def report(
     duel: int = 0,
     elo: int = 0,
     record: Path | None = None,
+    mean: int = 1,
 ):
+    if mean > 1 and record is not None:
+        raise ValueError("--mean maps are a side study and are not recorded: leave out --record")
     kept = read_record(record) if record is not None else None
     agreement = [
         row
         for side in sides
         for variant in variants
         for row in agreement_rows(
-            runs, side, seeds, simulations, variant, kept["maps"] if kept else None
+            runs, side, seeds, simulations, variant, kept["maps"] if kept else None, mean
         )
     ]
     if kept is not None:  # agreement rows of two seeds or more (one seed's maps are kept)
@@ -437,8 +461,10 @@ def report(
         else []
     )
     strength = [row for side in sides for row in elo_rows(runs, side, seeds, elo)] if elo else []
+    nets = f"; each net the mean of a seed's last {mean} checkpoints" if mean > 1 else ""
     print(
-        f"Seeds' maps by search ({simulations} simulations an opening), by side and share of cap:"
+        f"Seeds' maps by search ({simulations} simulations an opening{nets}), by side and share"
+        " of cap:"
     )
     print("| recipe | side (cells) | cap share | CPU-minutes by seed | lowest rho | mean rho | "
           "opposite decisions | share swapped by seed | maps against v* | "
@@ -584,13 +610,17 @@ def main(argv: list[str] | None = None) -> int:
         "--record", type=Path, default=None,
         help="report: a JSON file of the maps measured; runs not here are compared from it",
     )  # fmt: skip
+    parser.add_argument(
+        "--mean", type=int, default=1,
+        help="report: map the mean of each seed's last N checkpoints up to each point",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     with reported("size_sweep"):
         if args.action == "train":
             return train(args.runs, args.sides, args.seeds, args.part, args.beyond, args.variants)
         report(
             args.runs.resolve(), args.sides, args.seeds, args.simulations, args.plot,
-            args.variants, args.duel, args.elo, args.record,
+            args.variants, args.duel, args.elo, args.record, args.mean,
         )  # fmt: skip
     return 0
 

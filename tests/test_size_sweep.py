@@ -196,3 +196,17 @@ def test_the_sweep_s_record_reads_and_its_rows_name_a_page_or_their_maps(sweep):
     for row in kept["agreement"]:
         source = row.get("source")
         assert (sweep.ROOT / source).is_file() if source else len(row["minutes"]) >= 2, row
+
+
+def test_mean_maps_the_mean_of_each_seed_s_last_checkpoints(sweep, tmp_path, capsys):
+    for seed in (0, 1):
+        _tiny_run(tmp_path / f"side5-s{seed}", 5, 10 + seed, minutes=10.0, iteration=25)
+        _tiny_run(tmp_path / f"side5-s{seed}", 5, seed)
+    sweep.report(tmp_path, [5], [0, 1], 8, None, mean=2)
+    assert "each net the mean of a seed's last 2 checkpoints" in capsys.readouterr().out
+    means = sorted(p.name for p in (tmp_path / "means").iterdir())
+    assert means == [f"side5-s{s}-ckpt_0000{i}-mean2.pt" for s in (0, 1) for i in (25, 50)]
+    newest = sweep.load_checkpoint(tmp_path / "means" / "side5-s0-ckpt_000050-mean2.pt")
+    assert newest["source"] == "mean of ckpt_000025.pt, ckpt_000050.pt"
+    with pytest.raises(ValueError, match="--mean maps .* not recorded"):
+        sweep.report(tmp_path, [5], [0, 1], 8, None, record=tmp_path / "r.json", mean=2)
