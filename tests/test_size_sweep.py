@@ -208,5 +208,5 @@ def test_mean_maps_the_mean_of_each_seed_s_last_checkpoints(sweep, tmp_path, cap
     assert means == [f"side5-s{s}-ckpt_0000{i}-mean2.pt" for s in (0, 1) for i in (25, 50)]
     newest = sweep.load_checkpoint(tmp_path / "means" / "side5-s0-ckpt_000050-mean2.pt")
     assert newest["source"] == "mean of ckpt_000025.pt, ckpt_000050.pt"
-    with pytest.raises(ValueError, match="--mean maps .* not recorded"):
+    with pytest.raises(ValueError, match=r"--mean maps .* not recorded"):
         sweep.report(tmp_path, [5], [0, 1], 8, None, record=tmp_path / "r.json", mean=2)
