@@ -77,6 +77,7 @@ __all__ = [
     "SYMMETRIC",
     "WIN_CELL",
     "analyse",
+    "cell_set",
     "label_groups",
     "new_scratch",
 ]
@@ -290,7 +291,7 @@ def analyse(
         if win[own]:
             info[WIN_CELL] = x
             if sets:
-                proof[0] = _bit(x)
+                proof[0] = cell_set(x)
             return WIN, 0
         own_masks[x], their_masks[x] = own, theirs
         for j in range(6):
@@ -321,7 +322,7 @@ def analyse(
         return OPEN, count + 1
     if threats >= 2:
         if sets:
-            proof[0] = _bit(threat) | _bit(threat2)
+            proof[0] = cell_set(threat) | cell_set(threat2)
         return LOSS, 0
     carrier = rows[CARRIER]
     if not use_hsearch:
@@ -341,7 +342,7 @@ def analyse(
     if threats == 1:
         moves[0], forcing[0] = threat, 0
         if sets:
-            proof[0] = _bit(threat)
+            proof[0] = cell_set(threat)
         return OPEN, 1
     # Neither player has a threat. The mover's moves: two threats win, one forces. Most moves
     # make no threat, which `_hopeful` tells cheaply.
@@ -357,7 +358,7 @@ def analyse(
         if n >= 2 and swap == SWAP_NONE:
             info[WIN_CELL] = y
             if sets:
-                proof[0] = _bit(y) | _bit(found[0]) | _bit(found[1])
+                proof[0] = cell_set(y) | cell_set(found[0]) | cell_set(found[1])
             return WIN, 0
         force[y] = 1 if n == 1 else 0
     # H-search: the mover's semi win wins; the opponent's virtual win loses, its semi wins
@@ -391,9 +392,9 @@ def analyse(
         if n < 2:
             continue
         restricted = True
-        rcells |= _bit(y) | _bit(found[0]) | _bit(found[1])
+        rcells |= cell_set(y) | cell_set(found[0]) | cell_set(found[1])
         if n > 2:  # a stone on one of three threats leaves two
-            rcells |= _bit(found[2])
+            rcells |= cell_set(found[2])
         for j in range(live):
             x = moves[j]
             if x != y and not (n == 2 and (x == found[0] or x == found[1])):
@@ -445,7 +446,7 @@ def analyse(
 
 
 @njit(inline="always")
-def _bit(x):
+def cell_set(x):
     """The one-cell set {x} (uint64)."""
     return np.uint64(1) << np.uint64(x)
 

@@ -407,8 +407,9 @@ def connection_wins(stones, colour, triples, vcs, first_semi):
                         if not empty_hub:
                             if not first_semi:
                                 return VIRTUAL_WIN, _first_cell(carrier, bits), carrier, carrier
-                            if _popcount(carrier) < fewest:
-                                fewest = _popcount(carrier)
+                            size = _popcount(carrier)
+                            if size < fewest:
+                                fewest = size
                                 best_status, best_cells = VIRTUAL_WIN, carrier
                                 best_key = _first_cell(carrier, bits)
                             continue
@@ -417,8 +418,9 @@ def connection_wins(stones, colour, triples, vcs, first_semi):
                         union |= carrier | bits[h]
                         if key < 0:
                             key = h
-                        if first_semi and _popcount(carrier | bits[h]) < fewest:
-                            fewest = _popcount(carrier | bits[h])
+                        size = _popcount(carrier | bits[h]) if first_semi else fewest
+                        if size < fewest:
+                            fewest = size
                             best_status, best_key, best_cells = SEMI_WIN, h, carrier | bits[h]
             if empty_hub:
                 continue
@@ -442,8 +444,9 @@ def connection_wins(stones, colour, triples, vcs, first_semi):
                             union |= c0 | c1 | c2
                             if key < 0:
                                 key = skey[h, es, i0]
-                            if first_semi and _popcount(c0 | c1 | c2) < fewest:
-                                fewest = _popcount(c0 | c1 | c2)
+                            size = _popcount(c0 | c1 | c2) if first_semi else fewest
+                            if size < fewest:
+                                fewest = size
                                 best_status, best_key = SEMI_WIN, skey[h, es, i0]
                                 best_cells = c0 | c1 | c2
     if first_semi:

@@ -48,6 +48,7 @@ from trapy_rl.solve.analysis import (
     SYMMETRIC,
     WIN_CELL,
     analyse,
+    cell_set,
     new_scratch,
 )
 from trapy_rl.solve.table import INF, child_keys, mirror_set, position_keys, probe, save
@@ -237,7 +238,7 @@ def _proof_set(won, best, moves, count, cps, dropped, symmetric, mir):
     if won:
         if cps[best] == _UNKNOWN:
             return _UNKNOWN
-        return cps[best] | (np.uint64(1) << np.uint64(moves[best]))
+        return cps[best] | cell_set(moves[best])
     proof = dropped
     for i in range(count):
         proof |= cps[i]
