@@ -127,6 +127,7 @@ def test_games_in_progress_go_into_checkpoints_and_come_back(local_ray) -> None:
         local.load_state_dict(state)
 
 
+@pytest.mark.slow  # ~25 s of Ray starting and stopping; in-process: test_interrupts.py
 def test_ctrl_c_saves_and_leaves_no_ray_process(tmp_path) -> None:
     run = tmp_path / "run"
     command = [
