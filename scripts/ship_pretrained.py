@@ -17,6 +17,12 @@ machine and where it began and ended, so anyone can replay the chain:
 ``--long-run-panel`` adds its matches against the long runs' panel and the Elo they give
 (`scripts/strength_curve.py`); a net averaged from several (``long_runs.py average``) says so.
 
+A net of a solved side (4, 5) ships with its scores against the exact values too: ``--truth``
+reads the ``truth.csv`` that ``trapy-eval mode=truth`` wrote, each row naming the net:
+
+    python scripts/ship_pretrained.py RUN --name pretrained_side5 --command "..." \\
+        --machine "AMD EPYC, 2 cores" --ratings EVAL/ratings.json --truth TRUTH/truth.csv
+
 Run it again with ``--keep-file`` and more ``--ratings`` to update the record only. The strength
 is copied from ``trapy-eval``'s ``ratings.json`` files: every match the net
 played (opponent, games, wins, the settings of the match) and its Elo on the pool's scale where
@@ -27,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import csv
 import dataclasses
 import hashlib
 import json
@@ -48,6 +55,11 @@ def _record(net: str, opponent: str, wins: int, match: dict, source: str) -> dic
             "source": source}  # fmt: skip
 
 
+def _net_keys(net_files: list[Path]) -> list[str]:
+    """How specs name the net's files: each by its run folder, folder and name."""
+    return [f"{file.parent.parent.name}/{file.parent.name}/{file.name}" for file in net_files]
+
+
 def strength(
     net_files: list[Path], ratings_files: list[Path], aliases: dict[str, str] | None = None
 ) -> dict:
@@ -56,7 +68,7 @@ def strength(
     ``aliases`` renames opponents whose spec no longer means what it meant when the match was
     played (``mcts:pretrained:200`` once the shipped net is replaced)."""
     aliases = aliases or {}
-    keys = [f"{file.parent.parent.name}/{file.parent.name}/{file.name}" for file in net_files]
+    keys = _net_keys(net_files)
 
     def ours_(spec: str) -> bool:
         return any(key in spec for key in keys)
@@ -83,6 +95,28 @@ def strength(
                 }
             )
     return {"matches": matches, "pool_elo": ratings}
+
+
+def truth_scores(net_files: list[Path], truth_files: list[Path]) -> list[dict]:
+    """The net's rows of ``trapy-eval mode=truth``'s ``truth.csv`` files: its agent spec, and
+    for each score (won positions kept, value signs, swap decisions) the rate and how many it
+    was measured on, the wrong swap decisions and the file."""
+    keys = _net_keys(net_files)
+    found = []
+    for path in truth_files:
+        with open(path, newline="", encoding="utf-8") as file:
+            for row in csv.DictReader(file):
+                if not any(key in row["agent"] for key in keys):
+                    continue
+                scores = {
+                    name: {"rate": float(row[name]), "of": int(row[f"{name}_of"])}
+                    for name in ("won_kept", "value_sign", "swaps")
+                    if row[name]
+                }
+                wrong = row["wrong_swaps"].split()
+                found.append({"agent": row["agent"], **scores, "wrong_swaps": wrong,
+                              "source": str(path)})  # fmt: skip
+    return found
 
 
 def panel_strength(net: Path, simulations: int = 200) -> dict:
@@ -135,6 +169,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--command", required=True, help="the command that trained it")
     parser.add_argument("--machine", required=True)
     parser.add_argument("--ratings", type=Path, action="append", default=[])
+    parser.add_argument(
+        "--truth", type=Path, action="append", default=[],
+        help="a truth.csv of trapy-eval mode=truth: the net's scores against the exact values",
+    )  # fmt: skip
     parser.add_argument(
         "--legs", type=Path, help="a long run's legs.json: its legs go in the record"
     )
@@ -196,6 +234,8 @@ def main(argv: list[str] | None = None) -> int:
     }
     if payload.get("source", "").startswith("mean of "):  # stochastic weight averaging
         entry["training"]["weights"] = payload["source"]
+    if args.truth:
+        entry["strength"]["truth"] = truth_scores(names, args.truth)
     if panel:
         for key in ("matches", "pool_elo"):
             entry["strength"][key] += panel[key]

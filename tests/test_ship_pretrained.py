@@ -108,3 +108,27 @@ def test_an_averaged_long_run_net_ships_with_its_panel_elo_and_says_it_is_a_mean
     assert elo["elo"] == round(float(fit.ratings[-1]), 1)
     assert elo["interval"] == [round(float(fit.lower[-1]), 1), round(float(fit.upper[-1]), 1)]
     assert (tmp_path / "pretrained" / "trap_y_side10_new.pt").is_file()
+
+
+def test_truth_rows_of_the_net_are_kept_with_their_rates_counts_and_wrong_decisions(
+    tmp_path: Path,
+) -> None:
+    """``--truth``: the net's rows of trapy-eval's truth.csv, another agent's left out, a score
+    the agent has none of (a policy's value sign is there; uct's is not) left out too."""
+    truth = tmp_path / "truth.csv"
+    truth.write_text(
+        "agent,checkpoint,won_kept,won_kept_of,value_sign,value_sign_of,swaps,swaps_of,"
+        "wrong_swaps\n"
+        "mcts:runs/a/checkpoints/latest.pt:200,,0.9942,173,0.9600,300,1.0000,35,\n"
+        "uct:1000,,0.8000,173,,,0.9429,35,b3 f3\n"
+    )
+    (row,) = ship.truth_scores([Path("runs/a/checkpoints/latest.pt")], [truth])
+    assert row == {
+        "agent": "mcts:runs/a/checkpoints/latest.pt:200",
+        "won_kept": {"rate": 0.9942, "of": 173},
+        "value_sign": {"rate": 0.96, "of": 300},
+        "swaps": {"rate": 1.0, "of": 35},
+        "wrong_swaps": [],
+        "source": str(truth),
+    }
+    assert ship.truth_scores([Path("runs/b/checkpoints/latest.pt")], [truth]) == []
