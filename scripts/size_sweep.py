@@ -525,7 +525,7 @@ def report(
     print(f"\n{out}")
     if plot is not None:  # every side the record holds, or this report's
         drawn = kept["agreement"] if kept is not None else agreement
-        print(draw([row for row in drawn if row["variant"] == "today"], plot, strength))
+        print(draw(drawn, plot, strength))  # the rows of the ablation along the cap too
 
 
 def agreement_curves(agreement: list[dict]) -> tuple[dict[str, list], dict[str, list]]:
@@ -569,7 +569,7 @@ def draw(agreement: list[dict], path: Path, strength: list[dict] = ()) -> Path:
         {"at the cap, against the board": by_size, "along the way (bars down to the lowest)":
          by_share},
         path,
-        title="Do seeds agree? Opening maps by search of today's recipe, two or three seeds a side",
+        title="Do seeds agree? Opening maps by search, two or three seeds a side and a row",
         x_label="cells of the board (left); share of the CPU cap (right)",
         y_label="Spearman's rho between seeds' maps",
     )  # fmt: skip
