@@ -254,6 +254,18 @@ def test_the_shipped_nets_are_offered_by_name_and_are_the_default_on_side_10(cli
     assert default_specs(7)[0].startswith("uct")
 
 
+def test_a_side_with_a_shipped_net_of_its_own_defaults_to_it(monkeypatch):
+    from trapy_rl.web import opponents
+
+    shipped = {"pretrained": {"side": 10}, "pool_a": {"side": 6, "pool": True},
+               "pretrained_side6": {"side": 6}}  # fmt: skip
+    monkeypatch.setattr(opponents, "pretrained_names", lambda: sorted(shipped))
+    monkeypatch.setattr(opponents, "pretrained_info", shipped.__getitem__)
+    assert default_specs(6) == ("mcts:pretrained_side6:200", "mcts:pretrained_side6:400")
+    assert default_specs(10) == (opponents.DEFAULT_AGENT, opponents.DEFAULT_EVALUATOR)
+    assert default_specs(7) == (opponents.OTHER_SIDE_AGENT, opponents.OTHER_SIDE_EVALUATOR)
+
+
 @pytest.mark.parametrize(
     ("argv", "words"),
     [

@@ -1,10 +1,11 @@
 """The opponents and evaluators the page offers by name, and the nets prepared before they are
 asked for (`prepare`; the server's `trapy_rl.web.readiness.Readiness` runs it).
 
-The shipped nets (`trapy_rl.pretrained`: ``pretrained``, ``pretrained_seed1``, side 10) come
-at a few strengths: the policy alone, and the search at 50, 200 and 800 simulations a move.
-The board's default opponent is the shipped net's search (`DEFAULT_AGENT`) on side 10, where
-the nets play; on other sides it is rollout search.
+The shipped nets (`trapy_rl.pretrained`: ``pretrained``, ``pretrained_seed1`` on side 10,
+``pretrained_side5`` on side 5) come at a few strengths: the policy alone, and the search at
+50, 200 and 800 simulations a move. The board's default opponent is the shipped net's search
+(`DEFAULT_AGENT` on side 10) on a side a net was trained for; on other sides it is rollout
+search.
 
 >>> [p["spec"] for p in presets()][:2]
 ['mcts:pretrained:200', 'net:pretrained']
@@ -50,10 +51,15 @@ _OTHERS = (
 
 
 def default_specs(side: int) -> tuple[str, str]:
-    """The default opponent and evaluator for a board of ``side``."""
-    nets_play = any(pretrained_info(n)["side"] == side for n in pretrained_names())
-    if nets_play:
+    """The default opponent and evaluator for a board of ``side``: the search of the shipped
+    net of that side (``pretrained`` on side 10, ``pretrained_side5`` on side 5), else rollout
+    search."""
+    if side == 10:
         return DEFAULT_AGENT, DEFAULT_EVALUATOR
+    for name in pretrained_names():
+        info = pretrained_info(name)
+        if info["side"] == side and not info.get("pool"):
+            return f"mcts:{name}:200", f"mcts:{name}:400"
     return OTHER_SIDE_AGENT, OTHER_SIDE_EVALUATOR
 
 
