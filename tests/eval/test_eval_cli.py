@@ -16,6 +16,7 @@ from trapy_rl.config import CONFIG_DIR
 from trapy_rl.eval.cli import evaluate
 from trapy_rl.eval.pool import calibrate_pool
 from trapy_rl.game import Board
+from trapy_rl.solve.positions import make_test_set, write_test_set
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -283,6 +284,21 @@ def test_mode_truth_scores_every_agent_and_checkpoint_of_a_solved_side(tmp_path,
     assert rows[0].startswith("agent,training step (gradient steps),won_kept,won_kept_of")
     assert len(rows) == 5
     assert "swap decisions" in capsys.readouterr().out
+
+
+def test_mode_truth_scores_on_a_test_set_of_the_users_own(tmp_path, capsys) -> None:
+    own = make_test_set(4, count=6, empty=7, seed=5)
+    write_test_set(own, tmp_path / "own.json")
+    cfg = config("agents=[uct:16]", "side=4", "mode=truth", f"test_set={tmp_path / 'own.json'}",
+                 f"out={tmp_path / 'out'}")  # fmt: skip
+    (score,) = evaluate(cfg)
+    assert score.won_kept.total == sum(p.win for p in own.positions)  # not the shipped set's
+    assert f"(6 positions of {tmp_path / 'own.json'})" in capsys.readouterr().out
+    with pytest.raises(ValueError, match=r"holds side-4 positions, the agents play side 5"):
+        evaluate(config("agents=[random]", "side=5", "mode=truth",
+                        f"test_set={tmp_path / 'own.json'}", f"out={tmp_path}"))  # fmt: skip
+    with pytest.raises(ValueError, match=r"test_set is for mode=truth \(the exact values\), not"):
+        evaluate(config("agents=[random]", "side=4", f"test_set={tmp_path / 'own.json'}"))
 
 
 def test_mode_truth_on_an_unsolved_side_is_one_clear_error(tmp_path) -> None:

@@ -15,6 +15,7 @@
                                       # and against each other: cycles, pool vs head-to-head
     trapy-eval run=outputs/RUN mode=truth num_simulations=200  # on side 4 or 5: each checkpoint
                                       # against the exact values (no games between agents)
+    trapy-eval agents=[mcts:A:200] side=5 mode=truth test_set=FILE  # on other solved positions
 
 Modes: ``round_robin`` (every pair; the cycles of clear wins are reported), ``gauntlet``,
 ``baselines`` (each checkpoint against each baseline) and ``benchmark`` (each agent against
@@ -73,6 +74,7 @@ from trapy_rl.eval.tournament import (
 from trapy_rl.eval.truth import TruthScore, score_agent, truth_sides
 from trapy_rl.game.board import MAX_SIDE, Board
 from trapy_rl.nn.device import check_device
+from trapy_rl.solve.positions import read_test_set
 
 __all__ = ["COMMAND_MODES", "EvalCommandConfig", "check_agents", "evaluate", "main"]
 
@@ -121,6 +123,9 @@ class EvalCommandConfig:
         head_to_head: mode benchmark: also play the rated agents against each other, and
             report the cycles and each agent's head-to-head rating beside its pool rating.
         prior_games: virtual games per pair in the Elo fit (keeps perfect scores finite).
+        test_set: mode truth: a solved-positions file (``python -m trapy_rl.solve.positions
+            --side 5 --empty 22 --seed 1 --out FILE``) whose won positions the agents must keep
+            won, instead of the one that ships for the side: positions no choice was made on.
         cache: the JSON-lines match cache; null: ``<run>/eval_cache.jsonl`` for a run, else
             ``<out>/matches.jsonl``.
         out: the output folder; null: Hydra's run folder.
@@ -147,6 +152,7 @@ class EvalCommandConfig:
     every_member: bool = False
     head_to_head: bool = False
     prior_games: float = 1.0
+    test_set: str | None = None
     cache: str | None = None
     out: str | None = None
     progress: bool = True
@@ -181,6 +187,8 @@ class EvalCommandConfig:
             p.append("checkpoints=[...] picks checkpoints of a run: give run=RUN_FOLDER too")
         if self.starts and self.openings:
             p.append("openings=N plays random stones instead of the start set: add starts=false")
+        if self.test_set is not None and self.mode != "truth":
+            p.append(f"test_set is for mode=truth (the exact values), not mode={self.mode}")
         if self.focus is not None and self.mode != "gauntlet":
             p.append(f"focus is the gauntlet's agent: it needs mode=gauntlet, not {self.mode}")
         benchmark_only = {
@@ -374,11 +382,18 @@ def _truth(cfg, board: Board, rated: list[str], x: dict, x_label: str, out: Path
     """Every agent scored against the truth of ``board``'s side, printed and in ``truth.csv``."""
     if board.side not in truth_sides():
         raise ValueError(f"mode=truth: side {board.side} is not solved (solved: {truth_sides()})")
+    test_set = None
+    if cfg.test_set is not None:
+        test_set = read_test_set(cfg.test_set)
+        if test_set.side != board.side:
+            raise ValueError(f"test_set {cfg.test_set} holds side-{test_set.side} positions, "
+                             f"the agents play side {board.side}")  # fmt: skip
     agents = [parse_agent(spec, board=board, seed=int(cfg.seed)) for spec in rated]
-    print(f"{len(agents)} agents against the exact values of side {board.side}", flush=True)
+    on = f" ({len(test_set.positions)} positions of {cfg.test_set})" if test_set else ""
+    print(f"{len(agents)} agents against the exact values of side {board.side}{on}", flush=True)
     scores, rows = [], []
     for spec, agent in zip(rated, agents, strict=True):
-        score = score_agent(agent, board.side)
+        score = score_agent(agent, board.side, test_set=test_set)
         print(score, flush=True)
         scores.append(score)
         shares = {"won_kept": score.won_kept, "value_sign": score.value_sign, "swaps": score.swaps}
