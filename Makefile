@@ -31,10 +31,10 @@ browser:
 		&& apt-get install -y -q chromium >/dev/null; } || echo "chromium not installed"
 
 test: venv browser
-	$(PY) -m pytest -n 2 --dist worksteal
+	$(PY) -m pytest -n 2
 
 test-slow: venv
-	$(PY) -m pytest -n 2 --dist worksteal --runslow
+	$(PY) -m pytest -n 2 --runslow
 
 # The default run: Trap Y (side 10), 8 minutes of training clock, then the closing matches
 # against random and uct:1000; about 15 minutes on 2 cores. make train ARGS="seed=1 minutes=30"
