@@ -252,6 +252,7 @@ def test_the_shipped_nets_are_offered_by_name_and_are_the_default_on_side_10(cli
     assert specs[0] == "mcts:pretrained:200" == default_specs(10)[0]
     assert {"net:pretrained", "mcts:pretrained_seed1:800", "random"} <= set(specs)
     assert default_specs(7)[0].startswith("uct")
+    assert default_specs(5)[0] == "mcts:pretrained_side5:200"  # the exact board's own net
 
 
 def test_a_side_with_a_shipped_net_of_its_own_defaults_to_it(monkeypatch):
