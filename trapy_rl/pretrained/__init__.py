@@ -7,8 +7,10 @@ training minutes, machine) and its measured strength; `pretrained_file` checks t
 before the file is used, and the file is an ordinary checkpoint, read with
 ``torch.load(..., weights_only=True)`` and its own checks like any other.
 
-``pretrained`` and ``pretrained_seed1`` are the nets to play and study, replaced when stronger
-ones ship. ``pool_a``, ``pool_b``, ... (``"pool": true`` in the manifest) are the side-10
+``pretrained`` and ``pretrained_seed1`` are the side-10 nets to play and study, replaced when
+stronger ones ship; ``pretrained_side5`` is the solved side 5's reference agent
+(``mcts:pretrained_side5:200``), its scores against the exact values in its entry.
+``pool_a``, ``pool_b``, ... (``"pool": true`` in the manifest) are the side-10
 rating pool's own nets (`trapy_rl.eval.pool`), not offered as players: names that never move,
 so that shipping a net does not move the pool's scale.
 
