@@ -52,11 +52,9 @@ _OTHERS = (
 
 def default_specs(side: int) -> tuple[str, str]:
     """The default opponent and evaluator for a board of ``side``: the search of the shipped
-    net of that side (``pretrained`` on side 10, ``pretrained_side5`` on side 5), else rollout
-    search."""
-    if side == 10:
-        return DEFAULT_AGENT, DEFAULT_EVALUATOR
-    for name in pretrained_names():
+    net of that side, the first by name (``pretrained`` on side 10: `DEFAULT_AGENT`,
+    ``pretrained_side5`` on side 5), else rollout search."""
+    for name in pretrained_names():  # sorted: "pretrained" before "pretrained_seed1"
         info = pretrained_info(name)
         if info["side"] == side and not info.get("pool"):
             return f"mcts:{name}:200", f"mcts:{name}:400"
