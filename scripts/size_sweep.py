@@ -16,7 +16,9 @@ CPU-hours. The recipe is the side-10 long runs' (``experiment=trapy_cpu model=sm
 selfplay.post_swap_samples=true``) without the curriculum, a checkpoint every 25 iterations.
 Each run is a folder ``RUNS/sideN-sK``; runs go under ``nice`` at the lowest priority.
 ``--variants`` trains the ablation's rows (`VARIANTS`: the recipe with one thing changed, in
-folders ``RUNS/sideN-VARIANT-sK``) at the same CPU cap: equal CPU time, three seeds a row.
+folders ``RUNS/sideN-VARIANT-sK``) at the same CPU cap: equal CPU time, three seeds a row. A
+row whose learning rate spans the run's clock (`CLOCK_ROWS`) trained to ``--beyond B`` caps is
+a run of its own, ``VARIANT-toB`` in folders and the record (``report --beyond B`` reads it).
 
 ``report`` compares, on each side, the seeds' opening maps by search (800 simulations an opening,
 `trapy_rl.analysis.learned`) at four points of the cap (the checkpoint of each seed nearest a
@@ -102,6 +104,9 @@ VARIANTS: dict[str, tuple[str, ...]] = {
         "selfplay.cheap_num_simulations=8", "selfplay.forced_playouts=2",
     ),
 }  # fmt: skip
+# Rows whose learning rate follows the run's own clock: a run trained to another share of the
+# cap is another run, not a point of the full one, so it is named (and recorded) apart.
+CLOCK_ROWS = ("cosine_lr",)
 DUEL_SIMULATIONS = 200
 # The points of the cap where seeds are compared; past 1, where runs were trained on to see
 # whether the cap was a plateau (``train --beyond 2``).
@@ -111,6 +116,12 @@ FRACTIONS = (0.25, 0.5, 0.75, 1.0, 1.5, 2.0)
 def cap_minutes(side: int) -> int:
     """The CPU-minutes a side-``side`` run trains."""
     return round(CAP_MINUTES * (Board(side).num_cells / 35) ** CAP_POWER)
+
+
+def row_name(variant: str, beyond: float = 1.0) -> str:
+    """The row's name in run folders and the record: ``VARIANT``, or ``VARIANT-toB`` for a row
+    of `CLOCK_ROWS` trained to ``beyond`` caps other than one (``cosine_lr-to0.5``)."""
+    return variant if variant not in CLOCK_ROWS or beyond == 1.0 else f"{variant}-to{beyond:g}"
 
 
 def run_name(side: int, seed: int, variant: str = "today") -> str:
@@ -124,7 +135,7 @@ def train_command(
 ) -> list[str]:
     """The trapy-train command that starts the run, or resumes it where it stopped, to
     ``beyond`` times its cap."""
-    run = runs / run_name(side, seed, variant)
+    run = runs / run_name(side, seed, row_name(variant, beyond))
     minutes = f"minutes={beyond * cap_minutes(side):g}"
     if (run / CHECKPOINT_DIR / "latest.pt").is_file():
         overrides = [f"resume={run}", minutes]
@@ -145,7 +156,7 @@ def train(
     index, count = part
     jobs = [(side, variant, seed) for side in sides for variant in variants for seed in seeds]
     for side, variant, seed in jobs[index - 1 :: count]:
-        name = run_name(side, seed, variant)
+        name = run_name(side, seed, row_name(variant, beyond))
         command = train_command(runs, side, seed, beyond, variant)
         log = runs / f"{name}.log"
         print(f"{name}: {' '.join(command[1:])} (log: {log})", flush=True)
@@ -593,7 +604,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sides", type=int, nargs="+", default=list(SIDES))
     parser.add_argument("--seeds", type=int, nargs="+", default=list(SEEDS))
     parser.add_argument("--part", type=_part, default=(1, 1), help="train: I/N, every Nth run")
-    parser.add_argument("--beyond", type=float, default=1.0, help="train: to this many caps")
+    parser.add_argument(
+        "--beyond", type=float, default=1.0,
+        help="train: to this many caps; report: the runs of CLOCK_ROWS trained so",
+    )  # fmt: skip
     parser.add_argument("--simulations", type=int, default=MAP_SIMULATIONS)
     parser.add_argument("--plot", type=Path, default=None)
     parser.add_argument(
@@ -620,7 +634,8 @@ def main(argv: list[str] | None = None) -> int:
             return train(args.runs, args.sides, args.seeds, args.part, args.beyond, args.variants)
         report(
             args.runs.resolve(), args.sides, args.seeds, args.simulations, args.plot,
-            args.variants, args.duel, args.elo, args.record, args.mean,
+            [row_name(v, args.beyond) for v in args.variants], args.duel, args.elo,
+            args.record, args.mean,
         )  # fmt: skip
     return 0
 

@@ -90,6 +90,15 @@ def test_every_row_of_the_ablation_composes_and_changes_the_recipe(sweep, tmp_pa
         assert f"hydra.run.dir={tmp_path / folder}" in start
 
 
+def test_a_clock_row_run_to_part_of_the_cap_is_a_run_of_its_own(sweep, tmp_path):
+    # Its learning rate spans its own clock: a half-cap cosine run is no point of a full one.
+    start = sweep.train_command(tmp_path, 7, 0, beyond=0.5, variant="cosine_lr")[1:]
+    assert {"minutes=37.5", f"hydra.run.dir={tmp_path / 'side7-cosine_lr-to0.5-s0'}"} <= set(start)
+    assert sweep.row_name("cosine_lr") == "cosine_lr"
+    assert sweep.row_name("window_100k", 0.5) == "window_100k"  # extends like today's runs
+    assert sweep.row_name("today", 1.5) == "today"
+
+
 def _tiny_run(folder, side, seed, minutes=20.0, iteration=50):
     payload = tiny_payload(side=side, seed=seed, iteration=iteration)
     payload["clock"] = {"cpu_seconds": 60 * minutes, "seconds": 60 * minutes}
