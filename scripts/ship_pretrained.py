@@ -100,7 +100,7 @@ def strength(
 def truth_scores(net_files: list[Path], truth_files: list[Path]) -> list[dict]:
     """The net's rows of ``trapy-eval mode=truth``'s ``truth.csv`` files: its agent spec, and
     for each score (won positions kept, value signs, swap decisions) the rate and how many it
-    was measured on, the wrong swap decisions and the file."""
+    was measured on, the wrong swap decisions, the test set and the file."""
     keys = _net_keys(net_files)
     found = []
     for path in truth_files:
@@ -114,7 +114,10 @@ def truth_scores(net_files: list[Path], truth_files: list[Path]) -> list[dict]:
                     if row[name]
                 }
                 wrong = row["wrong_swaps"].split()
-                found.append({"agent": row["agent"], **scores, "wrong_swaps": wrong,
+                # The positions won_kept and value_sign were measured on (files before the
+                # column: not said).
+                test_set = {"test_set": row["test_set"]} if row.get("test_set") else {}
+                found.append({"agent": row["agent"], **scores, "wrong_swaps": wrong, **test_set,
                               "source": str(path)})  # fmt: skip
     return found
 

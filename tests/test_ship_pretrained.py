@@ -118,9 +118,9 @@ def test_truth_rows_of_the_net_are_kept_with_their_rates_counts_and_wrong_decisi
     truth = tmp_path / "truth.csv"
     truth.write_text(
         "agent,checkpoint,won_kept,won_kept_of,value_sign,value_sign_of,swaps,swaps_of,"
-        "wrong_swaps\n"
-        "mcts:runs/a/checkpoints/latest.pt:200,,0.9942,173,0.9600,300,1.0000,35,\n"
-        "uct:1000,,0.8000,173,,,0.9429,35,b3 f3\n"
+        "wrong_swaps,test_set\n"
+        "mcts:runs/a/checkpoints/latest.pt:200,,0.9942,173,0.9600,300,1.0000,35,,own.json\n"
+        "uct:1000,,0.8000,173,,,0.9429,35,b3 f3,own.json\n"
     )
     (row,) = ship.truth_scores([Path("runs/a/checkpoints/latest.pt")], [truth])
     assert row == {
@@ -129,6 +129,7 @@ def test_truth_rows_of_the_net_are_kept_with_their_rates_counts_and_wrong_decisi
         "value_sign": {"rate": 0.96, "of": 300},
         "swaps": {"rate": 1.0, "of": 35},
         "wrong_swaps": [],
+        "test_set": "own.json",
         "source": str(truth),
     }
     assert ship.truth_scores([Path("runs/b/checkpoints/latest.pt")], [truth]) == []

@@ -283,6 +283,8 @@ def test_mode_truth_scores_every_agent_and_checkpoint_of_a_solved_side(tmp_path,
     rows = (tmp_path / "out" / "truth.csv").read_text().splitlines()
     assert rows[0].startswith("agent,training step (gradient steps),won_kept,won_kept_of")
     assert len(rows) == 5
+    assert rows[0].endswith(",wrong_swaps,test_set")
+    assert all(row.endswith(",shipped positions_side4.json") for row in rows[1:])
     assert "swap decisions" in capsys.readouterr().out
 
 
@@ -294,6 +296,8 @@ def test_mode_truth_scores_on_a_test_set_of_the_users_own(tmp_path, capsys) -> N
     (score,) = evaluate(cfg)
     assert score.won_kept.total == sum(p.win for p in own.positions)  # not the shipped set's
     assert f"(6 positions of {tmp_path / 'own.json'})" in capsys.readouterr().out
+    rows = (tmp_path / "out" / "truth.csv").read_text().splitlines()
+    assert rows[1].endswith(f",{tmp_path / 'own.json'}")
     with pytest.raises(ValueError, match=r"holds side-4 positions, the agents play side 5"):
         evaluate(config("agents=[random]", "side=5", "mode=truth",
                         f"test_set={tmp_path / 'own.json'}", f"out={tmp_path}"))  # fmt: skip
