@@ -12,7 +12,12 @@ from tiny import tiny_payload
 
 from trapy_rl.train import train
 from trapy_rl.train.checkpoint import save_checkpoint, write_run_checkpoint
-from trapy_rl.train.resume import changed_settings, flatten_settings, resumed_config
+from trapy_rl.train.resume import (
+    changed_settings,
+    flatten_settings,
+    resume_note,
+    resumed_config,
+)
 from trapy_rl.train.settings import TrainConfig
 
 RUN_SETTINGS = TrainConfig().replace(
@@ -58,6 +63,15 @@ def test_a_checkpoint_file_starts_a_new_folder_and_old_checkpoints_keep_the_comm
     assert resumed_config(old, {"resume"}) == old
     with pytest.raises(ValueError, match=r"mcts\.simulations: unknown setting"):
         resumed_config(given, {"mcts.simulations"})
+
+
+def test_the_resume_note_names_what_changed_and_a_cosine_run_s_new_length():
+    run = RUN_SETTINGS.replace({"resume": "RUN", "minutes": 90})
+    assert resume_note(run, set()) == "resuming RUN with the run's own settings"
+    assert resume_note(run, {"minutes"}).endswith("but: minutes as given here")
+    cosine = run.replace({"optim.lr_schedule": "cosine"})
+    assert resume_note(cosine, {"iterations"}).endswith("but: iterations as given here")
+    assert "cosine learning rate now spans minutes=90" in resume_note(cosine, {"minutes"})
 
 
 def test_changed_settings_are_the_dotted_names_that_differ():

@@ -28,7 +28,12 @@ from trapy_rl.nn import resolve_device
 from trapy_rl.train.checkpoint import load_newest_valid
 from trapy_rl.train.evaluation import check_opponents
 from trapy_rl.train.loop import train
-from trapy_rl.train.resume import changed_settings, flatten_settings, resumed_config
+from trapy_rl.train.resume import (
+    changed_settings,
+    flatten_settings,
+    resume_note,
+    resumed_config,
+)
 from trapy_rl.train.settings import TrainConfig
 
 __all__ = ["main", "run"]
@@ -45,12 +50,7 @@ def run(cfg: DictConfig) -> int:
     if config.resume:
         changed = _command_line_settings(cfg)
         config = resumed_config(config, changed)
-        changed -= {"resume", "run_dir"}
-        print(
-            f"resuming {config.resume} with the run's own settings"
-            + (f", but: {', '.join(sorted(changed))} as given here" if changed else ""),
-            flush=True,
-        )
+        print(resume_note(config, changed - {"resume", "run_dir"}), flush=True)
     if not config.run_dir:
         config = config.replace({"run_dir": HydraConfig.get().runtime.output_dir})
     return train(config).exit_code

@@ -17,7 +17,7 @@ from typing import Any
 from trapy_rl.train.checkpoint import load_newest_valid
 from trapy_rl.train.settings import TrainConfig
 
-__all__ = ["changed_settings", "flatten_settings", "resumed_config"]
+__all__ = ["changed_settings", "flatten_settings", "resume_note", "resumed_config"]
 
 
 def resumed_config(given: TrainConfig, changed: Iterable[str]) -> TrainConfig:
@@ -61,6 +61,21 @@ def resumed_config(given: TrainConfig, changed: Iterable[str]) -> TrainConfig:
             f"{given.resume}: its saved settings with this command's: {error} (set the key "
             "on the command line)"
         ) from None
+
+
+def resume_note(config: TrainConfig, changed: set[str]) -> str:
+    """The line a resumed run prints: the settings the command line changed, and what a new
+    ``minutes`` does to a cosine learning rate (it spans the clock to ``minutes``, so the rate
+    jumps to where the new length puts the run)."""
+    note = f"resuming {config.resume} with the run's own settings"
+    if changed:
+        note += f", but: {', '.join(sorted(changed))} as given here"
+    if "minutes" in changed and config.optim.lr_schedule == "cosine":
+        note += (
+            f" (the cosine learning rate now spans minutes={config.minutes:g}: it moves to "
+            "where the new length puts the run)"
+        )
+    return note
 
 
 def changed_settings(command: Mapping[str, Any], defaults: Mapping[str, Any]) -> set[str]:
