@@ -66,7 +66,7 @@ def test_a_checkpoint_file_starts_a_new_folder_and_old_checkpoints_keep_the_comm
 
 
 def test_the_resume_note_names_what_changed_and_a_cosine_run_s_new_length():
-    run = RUN_SETTINGS.replace({"resume": "RUN", "minutes": 90})
+    run = RUN_SETTINGS.replace({"resume": "RUN", "minutes": 90, "optim.lr_schedule": "constant"})
     assert resume_note(run, set()) == "resuming RUN with the run's own settings"
     assert resume_note(run, {"minutes"}).endswith("but: minutes as given here")
     cosine = run.replace({"optim.lr_schedule": "cosine"})
