@@ -40,6 +40,10 @@ sweep's record is ``docs/experiments/data/size-sweep.json``; its rows of sides 5
 maps were not kept) were copied from their pages' reports and name them (``source``).
 ``--mean N`` maps, in place of each checkpoint, the mean of the seed's last N checkpoints up to
 it (weight averaging, as the long runs ship their nets): a side study, not recorded.
+``--arbiter G`` asks play who is right where seeds decide oppositely at a row's last share: the
+seeds' nets play each opposite cell's swapped opening against each other, each on each side, G
+games a cell and ordered pair (`trapy_rl.analysis.learned.arbitrate`); a seed whose map sits on
+the other side of 1/2 from a sure result is named.
 """
 
 from __future__ import annotations
@@ -58,6 +62,7 @@ from long_runs import where  # this folder's script: where a checkpoint stands
 from trapy_rl.agents import parse_agent
 from trapy_rl.analysis.learned import (
     MAP_SIMULATIONS,
+    arbitrate,
     exact_swap_agreement,
     maps_by_search,
     seed_agreement,
@@ -394,6 +399,47 @@ def duel_rows(
     return rows
 
 
+def arbiter_rows(runs: Path, agreement: list[dict], seeds: list[int], games: int) -> list[dict]:
+    """Who is right where seeds decide oppositely: at each row's last share of the cap, its
+    seeds' nets there (those whose run folder is here) play out every opposite cell against
+    each other (`arbitrate`: each ordered pair ``games`` games a cell, `DUEL_SIMULATIONS`
+    simulations), the owner's share beside each seed's map; a mirror pair is one row."""
+    last = {}
+    for row in agreement:  # the rows come by share of the cap, so the last one stays
+        if row["min_rho"] is not None:
+            last[(row["side"], row["variant"])] = row
+    rows = []
+    for (side, variant), row in last.items():
+        board, cap = Board(side), cap_minutes(side)
+        nets = {
+            seed: point[1]
+            for seed in seeds
+            if (point := nearest(checkpoints(runs, side, seed, variant), row["fraction"] * cap))
+        }
+        cells = sorted({board.parse_action(name) for name in row["opposite"]})
+        cells = [c for c in cells if c <= board.mirror_cells[c]]  # one of each mirror pair
+        if len(nets) < 2 or not cells:
+            continue
+        specs = [f"mcts:{net}:{DUEL_SIMULATIONS}" for net in nets.values()]
+        wins, played = arbitrate(specs, board, cells, games=games)
+        search = SearchSettings(num_simulations=MAP_SIMULATIONS)
+        maps = dict(zip(nets, maps_by_search(list(nets.values()), side=side, search=search)))
+        for c in cells:
+            share = wins[c] / played[c]
+            low, high = wilson_interval(int(wins[c]), int(played[c]))
+            sure = low > 0.5 or high < 0.5
+            mirror = board.cell_name(int(board.mirror_cells[c]))
+            name = board.cell_name(c) + ("" if mirror == board.cell_name(c) else f"/{mirror}")
+            rows.append({
+                "variant": variant, "side": side, "fraction": row["fraction"], "cell": name,
+                "games": int(played[c]), "owner_wins": int(wins[c]),
+                "played": [round(share, 3), round(low, 3), round(high, 3)],
+                "maps": {s: round(float(m[c]), 3) for s, m in maps.items()},
+                "wrong": [s for s, m in maps.items() if sure and (m[c] > 0.5) != (share > 0.5)],
+            })  # fmt: skip
+    return rows
+
+
 def elo_rows(runs: Path, side: int, seeds: list[int], games: int) -> list[dict]:
     """Elo against CPU-minutes: each seed's checkpoints nearest the shares of the cap, every pair
     ``games`` games at `DUEL_SIMULATIONS` simulations from the side's start positions, colours
@@ -444,6 +490,7 @@ def report(
     elo: int = 0,
     record: Path | None = None,
     mean: int = 1,
+    arbiter_games: int = 0,
 ):
     if mean > 1 and record is not None:
         raise ValueError("--mean maps are a side study and are not recorded: leave out --record")
@@ -472,6 +519,7 @@ def report(
         else []
     )
     strength = [row for side in sides for row in elo_rows(runs, side, seeds, elo)] if elo else []
+    arbiter = arbiter_rows(runs, agreement, seeds, arbiter_games) if arbiter_games else []
     nets = f"; each net the mean of a seed's last {mean} checkpoints" if mean > 1 else ""
     print(
         f"Seeds' maps by search ({simulations} simulations an opening{nets}), by side and share"
@@ -530,8 +578,26 @@ def report(
                 f"| {r['side']} | {r['seed']} | {r['fraction']:.2f} | {r['minutes']} | "
                 f"{e:+.0f} ({low:+.0f} to {high:+.0f}) |"
             )
+    if arbiter:
+        print(
+            f"\nWho is right where seeds decide oppositely (the seeds' nets against each other "
+            f"from the cell's swapped opening, {DUEL_SIMULATIONS} simulations, each on each side;"
+            " the owner's share):"
+        )
+        print("| recipe | side | cap share | cell | games | owner's share (95%) | maps by seed | "
+              "wrong side |")  # fmt: skip
+        print("| --- | --- | ---: | --- | ---: | --- | --- | --- |")
+        for r in arbiter:
+            share, low, high = r["played"]
+            print(
+                f"| {r['variant']} | {r['side']} | {r['fraction']:.2f} | {r['cell']} | "
+                f"{r['games']} | {share:.3f} ({low:.3f}-{high:.3f}) | "
+                f"{', '.join(f's{s} {v:.2f}' for s, v in r['maps'].items())} | "
+                f"{', '.join(f's{s}' for s in r['wrong']) or '-'} |"
+            )
     out = runs / "report.json"
-    everything = {"agreement": agreement, "truth": truth, "duels": duels, "elo": strength}
+    everything = {"agreement": agreement, "truth": truth, "duels": duels, "elo": strength,
+                  "arbiter": arbiter}  # fmt: skip
     out.write_text(json.dumps(everything, indent=1) + "\n")
     print(f"\n{out}")
     if plot is not None:  # every side the record holds, or this report's
@@ -628,6 +694,10 @@ def main(argv: list[str] | None = None) -> int:
         "--mean", type=int, default=1,
         help="report: map the mean of each seed's last N checkpoints up to each point",
     )  # fmt: skip
+    parser.add_argument(
+        "--arbiter", type=int, default=0,
+        help="report: games a cell and ordered pair of seeds where seeds decide oppositely",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     with reported("size_sweep"):
         if args.action == "train":
@@ -635,7 +705,7 @@ def main(argv: list[str] | None = None) -> int:
         report(
             args.runs.resolve(), args.sides, args.seeds, args.simulations, args.plot,
             [row_name(v, args.beyond) for v in args.variants], args.duel, args.elo,
-            args.record, args.mean,
+            args.record, args.mean, args.arbiter,
         )  # fmt: skip
     return 0
 

@@ -140,6 +140,31 @@ def test_a_row_is_reported_beside_today_and_duels_today_s_nets(sweep, tmp_path, 
     assert sorted(by_share) == ["side 5", "side 5, gumbel"]
 
 
+def test_the_arbiter_plays_out_each_opposite_mirror_pair_once_among_the_seeds(
+    sweep, tmp_path, capsys
+):
+    sweep.DUEL_SIMULATIONS = 4  # the games' length, not their strength, is tested
+    for seed in (0, 1, 2):
+        _tiny_run(tmp_path / f"side5-s{seed}", 5, seed)
+    board = sweep.Board(5)
+    cell = next(c for c in range(board.num_cells) if board.mirror_cells[c] > c)
+    names = [board.cell_name(cell), board.cell_name(int(board.mirror_cells[cell]))]
+    half = {"side": 5, "variant": "today", "fraction": 0.5, "min_rho": 0.9, "opposite": []}
+    cap = {**half, "fraction": 1.0, "min_rho": 0.4, "opposite": names}
+    (row,) = sweep.arbiter_rows(tmp_path, [half, cap], [0, 1, 2], games=1)
+    assert row["cell"] == "/".join(names) and row["fraction"] == 1.0
+    assert row["games"] == 6  # 3 x 2 ordered pairs of seeds, a game each
+    share, low, high = row["played"]
+    assert share == round(row["owner_wins"] / 6, 3) and low <= share <= high
+    assert set(row["maps"]) == {0, 1, 2}
+    sure = low > 0.5 or high < 0.5
+    assert row["wrong"] == [
+        s for s, v in row["maps"].items() if sure and (v > 0.5) != (share > 0.5)
+    ]
+    # A row whose seeds agree everywhere asks nothing.
+    assert sweep.arbiter_rows(tmp_path, [half], [0, 1, 2], games=1) == []
+
+
 def test_elo_difference_is_the_inverse_of_the_expected_score(sweep):
     from trapy_rl.eval.elo import expected_score
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from trapy_rl.analysis import opening_table
-from trapy_rl.analysis.learned import exact_swap_agreement, seed_agreement
+from trapy_rl.analysis.learned import arbitrate, exact_swap_agreement, seed_agreement
 from trapy_rl.game import Board
 from trapy_rl.solve.openings import exact_values, load_openings
 
@@ -68,3 +68,20 @@ def test_bad_shapes_are_refused():
         seed_agreement(np.zeros((3, 5)), board)
     with pytest.raises(ValueError, match="2 to 26 maps, got 1"):
         seed_agreement(np.zeros((1, 22)), board)
+
+
+def test_arbitration_between_perfect_players_plays_out_the_exact_value():
+    """Two solvers, each owning the stone against the other: the owner wins every game of a
+    cell won for the stone (v* = 1) and none of a lost one, pooled with the mirror cell."""
+    board = Board(4)
+    v_star = exact_values(load_openings(4))
+    won = int(np.flatnonzero(v_star == 1.0)[0])
+    lost = int(np.flatnonzero(v_star == 0.0)[0])
+    agents = ["solver", "solver,table_bits=16"]
+    wins, games = arbitrate(agents, board, [won, lost], games=1)
+    asked = games > 0
+    assert asked[won] and asked[lost] and asked.sum() <= 4  # the two cells and their mirrors
+    assert games[won] == games[lost] == 2  # two ordered pairs, a game each
+    assert np.array_equal(wins[asked], games[asked] * v_star[asked])
+    with pytest.raises(ValueError, match="two agents or more"):
+        arbitrate(["solver"], board, [won], games=1)

@@ -12,6 +12,10 @@ Two measurements, both of opening maps (`trapy_rl.analysis.openings`):
 `maps_by_search` makes the maps both use: each net's search on the position after ``c, swap``
 for every first move c (``estimator=search``, cached), a minute or less a net on side 10.
 
+Where seeds decide a cell oppositely, `arbitrate` asks play who is right: the nets' games
+against each other from that cell's swapped opening, each net on each side. A net whose map
+sits on the other side of 1/2 from the games has a blind spot its own search does not see.
+
 The agent-level scores (won positions kept, value signs, an agent's own swap decisions) are
 `trapy_rl.eval.truth`'s.
 
@@ -34,7 +38,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from trapy_rl.agents.kinds import parse_agent
 from trapy_rl.analysis.agreement import MapAgreement, compare_maps
+from trapy_rl.analysis.estimators import mirror_pool, playout_counts
 from trapy_rl.analysis.openings import estimate_openings, opening_table
 from trapy_rl.game.board import Board
 from trapy_rl.mcts.settings import SearchSettings
@@ -43,6 +49,7 @@ __all__ = [
     "LABELS",
     "MAP_SIMULATIONS",
     "SeedAgreement",
+    "arbitrate",
     "exact_swap_agreement",
     "maps_by_search",
     "seed_agreement",
@@ -74,6 +81,47 @@ def maps_by_search(
         for checkpoint in checkpoints
     ]  # fmt: skip
     return np.stack(v)
+
+
+def arbitrate(
+    agents: Sequence[str],
+    board: Board,
+    cells: Sequence[int],
+    *,
+    games: int,
+    seed: int = 0,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The stone owner's wins where maps disagree, played out between the agents.
+
+    Every ordered pair of two different agents plays ``games`` games from the swapped opening
+    of each of ``cells`` (the first owns the stone, the second moves), so each agent plays both
+    sides against each other one; a cell's counts are pooled with its mirror's.
+
+    Args:
+        agents: two or more agent specs (``mcts:NET:200``: the nets whose maps disagree).
+        board: the board.
+        cells: the first moves to play out.
+        games: games a cell for each ordered pair.
+        seed: seeds the agents.
+
+    Returns:
+        (wins [K] int64, games [K] int64): the owner's wins, 0 games at the cells not asked
+        (nor mirrors of them).
+    """
+    if len(agents) < 2:
+        raise ValueError(f"arbitrate needs two agents or more, got {len(agents)}")
+    counts = np.zeros(board.num_cells, dtype=np.int64)
+    counts[list(cells)] = games
+    wins = np.zeros(board.num_cells, dtype=np.int64)
+    played = np.zeros(board.num_cells, dtype=np.int64)
+    pairs = list(itertools.permutations(agents, 2))
+    seeds = np.random.SeedSequence(seed).generate_state(2 * len(pairs))
+    for (a, b), owner_seed, mover_seed in zip(pairs, seeds[0::2], seeds[1::2], strict=True):
+        owner = parse_agent(a, board=board, seed=int(owner_seed))
+        mover = parse_agent(b, board=board, seed=int(mover_seed))
+        w, g = playout_counts(owner, mover, board, num_games=counts)
+        wins, played = wins + w, played + g
+    return mirror_pool(wins, played, board)
 
 
 @dataclass(frozen=True)
