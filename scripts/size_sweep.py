@@ -88,8 +88,8 @@ SEEDS = (0, 1, 2)
 CAP_MINUTES, CAP_POWER = 20.0, 1.9
 RECIPE = (
     "experiment=trapy_cpu model=small selfplay.post_swap_samples=true curriculum=none "
-    "eval.pool=null eval.final_games=0 checkpoint.every=25"
-)
+    "eval.pool=null eval.final_games=0 checkpoint.every=25 optim.lr_schedule=constant"
+)  # the recipe the sweep measured: a constant learning rate, as before cosine_lr was adopted
 # The ablation's rows: the recipe with one thing changed (one name a row; "today" is the recipe).
 VARIANTS: dict[str, tuple[str, ...]] = {
     "today": (),

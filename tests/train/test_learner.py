@@ -82,7 +82,7 @@ def test_learning_rate_schedules():
     assert cosine.learning_rate(60) == pytest.approx(0.05)
     assert cosine.learning_rate(110) == pytest.approx(0.0)
     assert cosine.learning_rate(500) == pytest.approx(0.0)
-    constant = Learner(net, Board(4), settings=OptimSettings(lr=0.1))
+    constant = Learner(net, Board(4), settings=OptimSettings(lr=0.1, lr_schedule="constant"))
     assert constant.learning_rate(1000) == 0.1
     # A run bounded by its clock: the cosine follows the share of the run behind it.
     cosine.progress = 0.5

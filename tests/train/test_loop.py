@@ -61,7 +61,13 @@ def weights(path):
 
 def straight_and_resumed(tmp_path, make_config, *, iterations: int, split: int, **options):
     """A run of ``iterations`` straight through, and one stopped after ``split`` and resumed;
-    asserts their final weights are equal and returns both results."""
+    asserts their final weights are equal and returns both results.
+
+    The first part is a run of ``split`` iterations, so a learning rate over the run's length
+    would differ from the straight run's: the learning rate is held constant here (a cosine
+    run stopped by a signal resumes exactly: the signal test below).
+    """
+    options = {"optim.lr_schedule": "constant", **options}
     straight = train(make_config(tmp_path / "straight", iterations=iterations, **options))
     first = train(make_config(tmp_path / "split", iterations=split, **options))
     resumed = train(
@@ -130,8 +136,9 @@ def test_a_checkpoint_from_before_root_values_and_growth_resumes(tmp_path, make_
     growing window and a mixed target too (its older positions train on their outcomes)."""
     from trapy_rl.train.checkpoint import write_run_checkpoint
 
-    straight = train(make_config(tmp_path / "straight", iterations=3))
-    first = train(make_config(tmp_path / "first", iterations=2))
+    constant = {"optim.lr_schedule": "constant"}  # a shorter first run: see straight_and_resumed
+    straight = train(make_config(tmp_path / "straight", iterations=3, **constant))
+    first = train(make_config(tmp_path / "first", iterations=2, **constant))
     payload = load_checkpoint(first.checkpoint)
     payload.pop("path", None)
     del payload["replay"]["root_values"], payload["selfplay"]["root_values"]
@@ -139,7 +146,7 @@ def test_a_checkpoint_from_before_root_values_and_growth_resumes(tmp_path, make_
     del payload["config"]["optim"]["value_q_share"]
     old = tmp_path / "old"
     write_run_checkpoint(old / "checkpoints", 2, payload)
-    resumed = train(make_config(tmp_path / "resumed", iterations=3, resume=str(old)))
+    resumed = train(make_config(tmp_path / "resumed", iterations=3, resume=str(old), **constant))
     a, b = weights(straight.checkpoint), weights(resumed.checkpoint)
     assert all(torch.equal(a[key], b[key]) for key in a)
     mixed = train(make_config(tmp_path / "mixed", iterations=3, resume=str(old), **GROWING_MIXED))

@@ -230,7 +230,10 @@ class OptimSettings:
     lr: float = 2e-3
     momentum: float = 0.9  # sgd only
     weight_decay: float = 1e-4
-    lr_schedule: str = "constant"  # constant | cosine to 0 over the run, after the warm-up
+    # constant | cosine to 0 over the run (its minutes, else its iterations), after the warm-up.
+    # Cosine: side 7's seeds agree at half the CPU they need at a constant rate
+    # (docs/experiments/2026-12-07-ablation-side7-half-cap.md).
+    lr_schedule: str = "cosine"
     warmup_steps: int = 0
     batch_size: int = 128
     policy_weight: float = 1.0
