@@ -54,6 +54,7 @@ import math
 import os
 import subprocess
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
@@ -543,58 +544,60 @@ def report(
             f" {', '.join(f's{s} {r:.3f}' for s, r in row.get('drift', {}).items()) or '-'} |"
         )
     if truth:
-        print("\nAgainst the exact values (newest net of each seed):")
-        print("| recipe | side | seed | CPU-minutes | agent | won kept | value sign | "
-              "swap decisions | wrong |")  # fmt: skip
-        print("| --- | --- | ---: | ---: | --- | --- | --- | --- | --- |")
-        for r in truth:
-            print(
+        _table(
+            "Against the exact values (newest net of each seed):",
+            "| recipe | side | seed | CPU-minutes | agent | won kept | value sign | swap decisions "
+            "| wrong |",
+            "| --- | --- | ---: | ---: | --- | --- | --- | --- | --- |",
+            (
                 f"| {r['variant']} | {r['side']} | {r['seed']} | {r['minutes']} | {r['agent']} | "
                 f"{r['won_kept']} | {r['value_sign']} | {r['swaps']} | {r['wrong_swaps'] or '-'} |"
-            )
-    if duels:
-        print(
-            f"\nAgainst today's recipe (newest nets, {DUEL_SIMULATIONS} simulations, {duel} "
-            "games a pair of seeds from the start positions, colours exchanged):"
+                for r in truth
+            ),
         )
-        print("| recipe | side | nets | games | win share (95%) | Elo (95%) |")
-        print("| --- | --- | ---: | ---: | --- | --- |")
-        for r in duels:
-            (p, lo, hi), (e, elo_lo, elo_hi) = r["share"], r["elo"]
-            print(
+    if duels:
+        _table(
+            f"Against today's recipe (newest nets, {DUEL_SIMULATIONS} simulations, {duel} "
+            "games a pair of seeds from the start positions, colours exchanged):",
+            "| recipe | side | nets | games | win share (95%) | Elo (95%) |",
+            "| --- | --- | ---: | ---: | --- | --- |",
+            (
                 f"| {r['variant']} | {r['side']} | {r['nets']} | {r['games']} | "
                 f"{p:.3f} ({lo:.3f}-{hi:.3f}) | {e:+d} ({elo_lo:+d} to {elo_hi:+d}) |"
-            )
-    if strength:
-        print(
-            f"\nElo against CPU-minutes (one round robin a side, {elo} games a pair, "
-            f"{DUEL_SIMULATIONS} simulations, start positions; seed 0's first net 0):"
+                for r in duels
+                for (p, lo, hi), (e, elo_lo, elo_hi) in [(r["share"], r["elo"])]
+            ),
         )
-        print("| side | seed | cap share | CPU-minutes | Elo (95%) |")
-        print("| --- | ---: | ---: | ---: | --- |")
-        for r in strength:
-            e, low, high = r["elo"]
-            print(
+    if strength:
+        _table(
+            f"Elo against CPU-minutes (one round robin a side, {elo} games a pair, "
+            f"{DUEL_SIMULATIONS} simulations, start positions; seed 0's first net 0):",
+            "| side | seed | cap share | CPU-minutes | Elo (95%) |",
+            "| --- | ---: | ---: | ---: | --- |",
+            (
                 f"| {r['side']} | {r['seed']} | {r['fraction']:.2f} | {r['minutes']} | "
                 f"{e:+.0f} ({low:+.0f} to {high:+.0f}) |"
-            )
-    if arbiter:
-        print(
-            f"\nWho is right where seeds decide oppositely (the seeds' nets against each other "
-            f"from the cell's swapped opening, {DUEL_SIMULATIONS} simulations, each on each side;"
-            " the owner's share):"
+                for r in strength
+                for e, low, high in [r["elo"]]
+            ),
         )
-        print("| recipe | side | cap share | cell | games | owner's share (95%) | maps by seed | "
-              "wrong side |")  # fmt: skip
-        print("| --- | --- | ---: | --- | ---: | --- | --- | --- |")
-        for r in arbiter:
-            share, low, high = r["played"]
-            print(
+    if arbiter:
+        _table(
+            "Who is right where seeds decide oppositely (the seeds' nets against each other "
+            f"from the cell's swapped opening, {DUEL_SIMULATIONS} simulations, each on each side;"
+            " the owner's share):",
+            "| recipe | side | cap share | cell | games | owner's share (95%) | maps by seed | "
+            "wrong side |",
+            "| --- | --- | ---: | --- | ---: | --- | --- | --- |",
+            (
                 f"| {r['variant']} | {r['side']} | {r['fraction']:.2f} | {r['cell']} | "
                 f"{r['games']} | {share:.3f} ({low:.3f}-{high:.3f}) | "
                 f"{', '.join(f's{s} {v:.2f}' for s, v in r['maps'].items())} | "
                 f"{', '.join(f's{s}' for s in r['wrong']) or '-'} |"
-            )
+                for r in arbiter
+                for share, low, high in [r["played"]]
+            ),
+        )
     out = runs / "report.json"
     everything = {"agreement": agreement, "truth": truth, "duels": duels, "elo": strength,
                   "arbiter": arbiter}  # fmt: skip
@@ -650,6 +653,15 @@ def draw(agreement: list[dict], path: Path, strength: list[dict] = ()) -> Path:
         x_label="cells of the board (left); share of the CPU cap (right)",
         y_label="Spearman's rho between seeds' maps",
     )  # fmt: skip
+
+
+def _table(title: str, header: str, rule: str, lines: Iterable[str]) -> None:
+    """Print a Markdown table of the report: a blank line, its title, header, rule and lines."""
+    print(f"\n{title}")
+    print(header)
+    print(rule)
+    for line in lines:
+        print(line)
 
 
 def _rho(value: float | None) -> str:

@@ -390,7 +390,6 @@ def _truth(cfg, board: Board, rated: list[str], x: dict, x_label: str, out: Path
                              f"the agents play side {board.side}")  # fmt: skip
     agents = [parse_agent(spec, board=board, seed=int(cfg.seed)) for spec in rated]
     on = f" ({len(test_set.positions)} positions of {cfg.test_set})" if test_set else ""
-    shipped = f"shipped positions_side{board.side}.json"
     print(f"{len(agents)} agents against the exact values of side {board.side}{on}", flush=True)
     scores, rows = [], []
     for spec, agent in zip(rated, agents, strict=True):
@@ -405,7 +404,7 @@ def _truth(cfg, board: Board, rated: list[str], x: dict, x_label: str, out: Path
         row["wrong_swaps"] = " ".join(score.wrong_swaps)
         # Which positions won_kept and value_sign were measured on, so a reader of the file
         # (and ship_pretrained.py --truth) can tell a second draw from the shipped set.
-        row["test_set"] = "" if score.won_kept is None else cfg.test_set or shipped
+        row["test_set"] = score.test_set
         rows.append(row)
     out.mkdir(parents=True, exist_ok=True)
     with open(out / "truth.csv", "w", newline="", encoding="utf-8") as file:

@@ -79,6 +79,7 @@ class TruthScore:
     value_sign: Share | None
     swaps: Share | None
     wrong_swaps: tuple[str, ...] = field(default=())
+    test_set: str = ""  # the positions won_kept and value_sign were measured on (`TestSet.source`)
 
     def metrics(self, prefix: str = "truth/") -> dict[str, float]:
         """The rates by name (``truth/won_kept``, ...), for TensorBoard and JSON."""
@@ -182,7 +183,8 @@ def score_agent(
             signs = value_signs(evaluator, test_set, getattr(agent, "settings", None))
     if table is not None:
         swaps, wrong = swap_decisions(agent, table)
-    return TruthScore(getattr(agent, "name", str(agent)), side, kept, signs, swaps, wrong)
+    source = test_set.source if test_set is not None else ""
+    return TruthScore(getattr(agent, "name", str(agent)), side, kept, signs, swaps, wrong, source)
 
 
 @functools.cache

@@ -25,7 +25,7 @@ import json
 import os
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
 
@@ -75,11 +75,13 @@ class SolvedPosition:
 @dataclass(frozen=True)
 class TestSet:
     """Solved positions of one board and where they came from (``provenance``: the command,
-    seed, solver, nodes, seconds, machine, date)."""
+    seed, solver, nodes, seconds, machine, date); ``source`` names the file it was read from
+    (``shipped positions_sideN.json`` for the shipped sets; empty for one not read)."""
 
     side: int
     positions: tuple[SolvedPosition, ...]
     provenance: dict
+    source: str = ""
 
     __test__ = False  # a data class, not a test for pytest to collect
 
@@ -207,7 +209,8 @@ def read_test_set(path: str | Path) -> TestSet:
         raise ValueError(f"{path}: not a JSON file ({error.msg}, line {error.lineno})") from None
     except (KeyError, TypeError, ValueError) as error:
         raise ValueError(f"{path}: {error}") from None
-    return TestSet(side=board.side, positions=positions, provenance=data.get("provenance", {}))
+    provenance = data.get("provenance", {})
+    return TestSet(side=board.side, positions=positions, provenance=provenance, source=str(path))
 
 
 def _position(board: Board, item: dict) -> SolvedPosition:
@@ -229,7 +232,8 @@ def load_test_set(side: int) -> TestSet:
     if not source.is_file():
         raise ValueError(f"no solved positions are shipped for side {side}")
     with resources.as_file(source) as path:
-        return read_test_set(path)
+        shipped = read_test_set(path)
+    return replace(shipped, source=f"shipped {source.name}")
 
 
 def main(argv: list[str] | None = None) -> int:
