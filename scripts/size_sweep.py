@@ -16,35 +16,36 @@ CPU-hours. The recipe is the side-10 long runs' (``experiment=trapy_cpu model=sm
 selfplay.post_swap_samples=true``) without the curriculum, a checkpoint every 25 iterations.
 Each run is a folder ``RUNS/sideN-sK``; runs go under ``nice`` at the lowest priority.
 ``--variants`` trains the ablation's rows (`VARIANTS`: the recipe with one thing changed, in
-folders ``RUNS/sideN-VARIANT-sK``) at the same CPU cap: equal CPU time, three seeds a row. A
+folders ``RUNS/sideN-VARIANT-sK``) at the same CPU cap: equal CPU time, three seeds a row. Rows
+joined by ``+`` are the recipe with each of their changes (``cosine_lr+value_q``: a change on top
+of one the recipe adopted, asked against the adopted row with ``--against cosine_lr``). A
 row whose learning rate spans the run's clock (`CLOCK_ROWS`) trained to ``--beyond B`` caps is
 a run of its own, ``VARIANT-toB`` in folders and the record (``report --beyond B`` reads it).
 
 ``report`` compares, on each side, the seeds' opening maps by search (800 simulations an opening,
 `trapy_rl.analysis.learned`) at four points of the cap (the checkpoint of each seed nearest a
 quarter, a half, three quarters and all of it): the lowest and the mean Spearman's rho of two
-seeds, the first moves some pair of seeds decides oppositely, and each seed's rho with its own
-map at the share before (how far one run's opinion moves). On a solved side (4, 5) each
-seed's newest net is also scored against the exact values (`trapy_rl.eval.truth`): its policy
-alone, and 200-simulation search. ``--plot`` draws the seeds' agreement against the board's
-cells, and against the share of the cap. With ``--variants`` each row is reported the same way,
-and ``--duel G`` plays each row's newest nets against today's recipe's (G games a pair of
-seeds, 200 simulations, from the side's start positions, colours exchanged): its win share and
-Elo difference with their 95% intervals. ``--elo G`` rates each side's seeds' nets at those
-shares of the cap in one round robin (G games a pair): Elo against CPU-minutes, drawn beside the
-agreement picture with ``--plot``. ``--record FILE`` keeps what the report measures in a JSON
-file: every map (run, share of the cap, CPU-minutes, the net's digest, v of every cell), so that
-a run whose folder is gone is compared from its recorded maps (seeds trained in different
-sittings meet), and every agreement row, so that ``--plot`` draws every side recorded. The
-sweep's record is ``docs/experiments/data/size-sweep.json``; its rows of sides 5 and 6 (whose
-maps were not kept) were copied from their pages' reports and name them (``source``).
-``--mean N`` maps, in place of each checkpoint, the mean of the seed's last N checkpoints up to
-it (weight averaging, as the long runs ship their nets): a side study, not recorded.
-``--arbiter G`` asks play who is right where seeds decide oppositely at a row's last share: the
-seeds' nets play each opposite cell's swapped opening against each other, each on each side, G
-games a cell and ordered pair (`trapy_rl.analysis.learned.arbitrate`); a seed whose map sits on
-the other side of 1/2 from a sure result is named.
-"""
+seeds, the first moves some pair of seeds decides oppositely, and each seed's rho with its own map
+at the share before (how far one run's opinion moves). On a solved side (4, 5) each seed's newest
+net is also scored against the exact values (`trapy_rl.eval.truth`): its policy alone, and
+200-simulation search. ``--plot`` draws the seeds' agreement against the board's cells, and against
+the share of the cap. With ``--variants`` each row is reported the same way, and ``--duel G`` plays
+each row's newest nets against today's recipe's, or ``--against ROW``'s (G games a pair of seeds,
+200 simulations, from the side's start positions, colours exchanged): its win share and Elo
+difference with their 95% intervals. ``--elo G`` rates each side's seeds' nets at those shares of
+the cap in one round robin (G games a pair): Elo against CPU-minutes, drawn beside the agreement
+picture with ``--plot``. ``--record FILE`` keeps what the report measures in a JSON file: every map
+(run, share of the cap, CPU-minutes, the net's digest, v of every cell), so that a run whose folder
+is gone is compared from its recorded maps (seeds trained in different sittings meet), and every
+agreement row, so that ``--plot`` draws every side recorded. The sweep's record is
+``docs/experiments/data/size-sweep.json``; its rows of sides 5 and 6 (whose maps were not kept)
+were copied from their pages' reports and name them (``source``). ``--mean N`` maps, in place of
+each checkpoint, the mean of the seed's last N checkpoints up to it (weight averaging, as the long
+runs ship their nets): a side study, not recorded. ``--arbiter G`` asks play who is right where
+seeds decide oppositely at a row's last share: the seeds' nets play each opposite cell's swapped
+opening against each other, each on each side, G games a cell and ordered pair
+(`trapy_rl.analysis.learned.arbitrate`); a seed whose map sits on the other side of 1/2 from a sure
+result is named."""
 
 from __future__ import annotations
 
@@ -113,6 +114,8 @@ VARIANTS: dict[str, tuple[str, ...]] = {
 # Rows whose learning rate follows the run's own clock: a run trained to another share of the
 # cap is another run, not a point of the full one, so it is named (and recorded) apart.
 CLOCK_ROWS = ("cosine_lr",)
+# A row may join rows with "+" (``cosine_lr+value_q``): a change on top of an adopted one.
+JOIN = "+"
 DUEL_SIMULATIONS = 200
 # The points of the cap where seeds are compared; past 1, where runs were trained on to see
 # whether the cap was a plateau (``train --beyond 2``).
@@ -124,10 +127,25 @@ def cap_minutes(side: int) -> int:
     return round(CAP_MINUTES * (Board(side).num_cells / 35) ** CAP_POWER)
 
 
+def row_overrides(variant: str) -> tuple[str, ...]:
+    """The overrides a row adds to the recipe: those of each of its joined `VARIANTS`, in
+    order (a later one wins where two set the same key)."""
+    parts = variant.split(JOIN)
+    unknown = [part for part in parts if part not in VARIANTS]
+    if unknown or ("today" in parts and len(parts) > 1):
+        raise ValueError(
+            f"unknown ablation row {variant!r}: rows are {', '.join(VARIANTS)}, "
+            f"or several of them (not today) joined by {JOIN!r}"
+        )
+    return tuple(override for part in parts for override in VARIANTS[part])
+
+
 def row_name(variant: str, beyond: float = 1.0) -> str:
     """The row's name in run folders and the record: ``VARIANT``, or ``VARIANT-toB`` for a row
-    of `CLOCK_ROWS` trained to ``beyond`` caps other than one (``cosine_lr-to0.5``)."""
-    return variant if variant not in CLOCK_ROWS or beyond == 1.0 else f"{variant}-to{beyond:g}"
+    with one of `CLOCK_ROWS` in it trained to ``beyond`` caps other than one
+    (``cosine_lr-to0.5``)."""
+    clock = any(part in CLOCK_ROWS for part in variant.split(JOIN))
+    return variant if not clock or beyond == 1.0 else f"{variant}-to{beyond:g}"
 
 
 def run_name(side: int, seed: int, variant: str = "today") -> str:
@@ -146,7 +164,8 @@ def train_command(
     if (run / CHECKPOINT_DIR / "latest.pt").is_file():
         overrides = [f"resume={run}", minutes]
     else:
-        overrides = [*RECIPE.split(), *VARIANTS[variant], f"side={side}", f"seed={seed}", minutes]
+        recipe = [*RECIPE.split(), *row_overrides(variant)]
+        overrides = [*recipe, f"side={side}", f"seed={seed}", minutes]
         overrides.append(f"hydra.run.dir={run}")
     return [str(Path(sys.executable).with_name("trapy-train")), *overrides]
 
@@ -366,15 +385,16 @@ def truth_rows(runs: Path, side: int, seeds: list[int], variant: str = "today") 
 
 
 def duel_rows(
-    runs: Path, side: int, variants: list[str], seeds: list[int], games: int
+    runs: Path, side: int, variants: list[str], seeds: list[int], games: int, against: str = "today"
 ) -> list[dict]:
-    """Each row's newest nets against today's recipe's: ``games`` games a pair of seeds at
-    `DUEL_SIMULATIONS` simulations, from the side's start positions, colours exchanged."""
+    """Each row's newest nets against the row ``against``'s (today's recipe's, or an adopted
+    row's): ``games`` games a pair of seeds at `DUEL_SIMULATIONS` simulations, from the side's
+    start positions, colours exchanged."""
     board, rows = Board(side), []
-    today = {s: found[-1] for s in seeds if (found := checkpoints(runs, side, s))}
+    today = {s: found[-1] for s in seeds if (found := checkpoints(runs, side, s, against))}
     starts = load_starts(board)
     for variant in variants:
-        if variant == "today":
+        if variant == against:
             continue
         nets = {s: found[-1] for s in seeds if (found := checkpoints(runs, side, s, variant))}
         wins = played = 0
@@ -492,6 +512,7 @@ def report(
     record: Path | None = None,
     mean: int = 1,
     arbiter_games: int = 0,
+    against: str = "today",
 ):
     if mean > 1 and record is not None:
         raise ValueError("--mean maps are a side study and are not recorded: leave out --record")
@@ -515,7 +536,7 @@ def report(
         for row in truth_rows(runs, side, seeds, variant)
     ]
     duels = (
-        [row for side in sides for row in duel_rows(runs, side, variants, seeds, duel)]
+        [row for side in sides for row in duel_rows(runs, side, variants, seeds, duel, against)]
         if duel
         else []
     )
@@ -557,7 +578,8 @@ def report(
         )
     if duels:
         _table(
-            f"Against today's recipe (newest nets, {DUEL_SIMULATIONS} simulations, {duel} "
+            f"Against {against}'s recipe (newest nets, "
+            f"{DUEL_SIMULATIONS} simulations, {duel} "
             "games a pair of seeds from the start positions, colours exchanged):",
             "| recipe | side | nets | games | win share (95%) | Elo (95%) |",
             "| --- | --- | ---: | ---: | --- | --- |",
@@ -675,6 +697,14 @@ def _part(text: str) -> tuple[int, int]:
     return int(index), int(count)
 
 
+def _row(text: str) -> str:
+    try:
+        row_overrides(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return text
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("action", choices=["train", "report"])
@@ -689,12 +719,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--simulations", type=int, default=MAP_SIMULATIONS)
     parser.add_argument("--plot", type=Path, default=None)
     parser.add_argument(
-        "--variants", nargs="+", default=["today"], choices=list(VARIANTS),
-        help="the ablation's rows (default: today's recipe alone)",
+        "--variants", nargs="+", type=_row, default=["today"],
+        help=f"the ablation's rows: {', '.join(VARIANTS)}, or several joined by {JOIN!r} "
+        "(default: today's recipe alone)",
     )  # fmt: skip
     parser.add_argument(
-        "--duel", type=int, default=0, help="report: games a pair of seeds against today's"
+        "--duel", type=int, default=0, help="report: games a pair of seeds against --against's"
     )
+    parser.add_argument(
+        "--against", type=_row, default="today",
+        help="report: the row whose nets --duel plays (default: today's recipe)",
+    )  # fmt: skip
     parser.add_argument(
         "--elo", type=int, default=0, help="report: games a pair in each side's round robin"
     )
@@ -717,7 +752,7 @@ def main(argv: list[str] | None = None) -> int:
         report(
             args.runs.resolve(), args.sides, args.seeds, args.simulations, args.plot,
             [row_name(v, args.beyond) for v in args.variants], args.duel, args.elo,
-            args.record, args.mean, args.arbiter,
+            args.record, args.mean, args.arbiter, args.against,
         )  # fmt: skip
     return 0
 

@@ -99,6 +99,27 @@ def test_a_clock_row_run_to_part_of_the_cap_is_a_run_of_its_own(sweep, tmp_path)
     assert sweep.row_name("today", 1.5) == "today"
 
 
+def test_rows_joined_by_a_plus_train_each_change_on_top_of_the_other(sweep, tmp_path):
+    row = "cosine_lr+value_q"
+    assert sweep.row_overrides(row) == (*sweep.VARIANTS["cosine_lr"], *sweep.VARIANTS["value_q"])
+    start = sweep.train_command(tmp_path, 7, 1, variant=row)[1:]
+    cfg = compose_settings("train", TrainConfig, [o for o in start if "hydra" not in o])
+    assert (cfg.optim.lr_schedule, cfg.optim.value_q_share) == ("cosine", 0.5)  # the last wins
+    assert f"hydra.run.dir={tmp_path / 'side7-cosine_lr+value_q-s1'}" in start
+    assert sweep.row_name(row, 0.5) == "cosine_lr+value_q-to0.5"  # its rate spans its clock
+    assert sweep.row_name("value_q+window_100k", 0.5) == "value_q+window_100k"
+
+
+@pytest.mark.parametrize("row", ["cosine_lr+valu_q", "today+gumbel", "", "gumbel+"])
+def test_an_unknown_row_is_one_clear_error(sweep, row, capsys):
+    with pytest.raises(ValueError, match="unknown ablation row"):
+        sweep.row_overrides(row)
+    with pytest.raises(SystemExit) as stop:
+        sweep.main(["train", "--variants", row])
+    assert stop.value.code == 2
+    assert f"unknown ablation row {row!r}" in capsys.readouterr().err
+
+
 def _tiny_run(folder, side, seed, minutes=20.0, iteration=50):
     payload = tiny_payload(side=side, seed=seed, iteration=iteration)
     payload["clock"] = {"cpu_seconds": 60 * minutes, "seconds": 60 * minutes}
@@ -134,6 +155,11 @@ def test_a_row_is_reported_beside_today_and_duels_today_s_nets(sweep, tmp_path, 
     share, low, high = duel["share"]
     assert share == round(duel["wins"] / 8, 3) and low <= share <= high
     assert duel["elo"][1] <= duel["elo"][0] <= duel["elo"][2]
+    # A change on top of an adopted row duels that row's nets.
+    sweep.report(tmp_path, [5], [0, 1], 8, None, ["gumbel", "sims_64"], duel=1, against="gumbel")
+    assert "Against gumbel's recipe" in capsys.readouterr().out
+    (on_top,) = json.loads((tmp_path / "report.json").read_text())["duels"]
+    assert (on_top["variant"], on_top["nets"], on_top["games"]) == ("sims_64", 1, 2)
     # The picture: the board's curve is today's recipe alone, each row its own share curve.
     by_size, by_share = sweep.agreement_curves(alone)
     assert [x for x, *_ in by_size["mean rho over the pairs"]] == [35]
