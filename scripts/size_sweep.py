@@ -45,7 +45,8 @@ runs ship their nets): a side study, not recorded. ``--arbiter G`` asks play who
 seeds decide oppositely at a row's last share: the seeds' nets play each opposite cell's swapped
 opening against each other, each on each side, G games a cell and ordered pair
 (`trapy_rl.analysis.learned.arbitrate`); a seed whose map sits on the other side of 1/2 from a sure
-result is named."""
+result is named. ``--track CELL ...`` follows the named first moves' values, seed by seed, along
+the cap."""
 
 from __future__ import annotations
 
@@ -222,9 +223,12 @@ def agreement_rows(
     variant: str = "today",
     record: list[dict] | None = None,
     mean: int = 1,
+    track: tuple[str, ...] = (),
 ) -> list[dict]:
     """The seeds' agreement at each point of the cap that a seed has reached (rho and opposite
-    decisions None and empty while only one has: an ablation row's first seed).
+    decisions None and empty while only one has: an ablation row's first seed), and each
+    seed's v of the cells named in ``track`` (``track``: {cell: {seed: v}}; a disputed
+    opening's value followed along the cap).
 
     With ``mean`` > 1 each seed's net at a point is the mean of its ``mean`` checkpoints up to
     that point (`mean_net`: what a long run ships and maps) instead of the checkpoint alone.
@@ -238,6 +242,9 @@ def agreement_rows(
     cap = cap_minutes(side)
     found = {seed: checkpoints(runs, side, seed, variant) for seed in seeds}
     board, rows, before = Board(side), [], {}
+    tracked = {name: board.parse_action(name) for name in track}  # an unknown cell: one error
+    if any(cell >= board.num_cells for cell in tracked.values()):
+        raise ValueError(f"--track takes cells of the side-{side} board, got {' '.join(track)}")
     search = SearchSettings(num_simulations=simulations)
     for fraction in FRACTIONS:
         maps, minutes, recorded = {}, {}, []
@@ -277,6 +284,10 @@ def agreement_rows(
             "swap_share": [round(float((m > 0.5).mean()), 3) for m in v],
             "exact": _exact_decisions(v, board),
             "drift": drift,
+            **({"track": {
+                name: {s: round(float(m[cell]), 3) for s, m in maps.items()}
+                for name, cell in tracked.items()
+            }} if tracked else {}),
         })  # fmt: skip
     return rows
 
@@ -513,6 +524,7 @@ def report(
     mean: int = 1,
     arbiter_games: int = 0,
     against: str = "today",
+    track: tuple[str, ...] = (),
 ):
     if mean > 1 and record is not None:
         raise ValueError("--mean maps are a side study and are not recorded: leave out --record")
@@ -522,7 +534,7 @@ def report(
         for side in sides
         for variant in variants
         for row in agreement_rows(
-            runs, side, seeds, simulations, variant, kept["maps"] if kept else None, mean
+            runs, side, seeds, simulations, variant, kept["maps"] if kept else None, mean, track
         )
     ]
     if kept is not None:  # agreement rows of two seeds or more (one seed's maps are kept)
@@ -563,6 +575,19 @@ def report(
             f" | {', '.join(f'{x:.2f}' for x in row['swap_share'])} |"
             f" {', '.join(row['exact']) if row['exact'] else '-'} |"
             f" {', '.join(f's{s} {r:.3f}' for s, r in row.get('drift', {}).items()) or '-'} |"
+        )
+    if track:
+        _table(
+            "The tracked cells' values by seed (maps by search, the stone's owner's share):",
+            "| recipe | side | cap share | cell | v by seed |",
+            "| --- | --- | ---: | --- | --- |",
+            (
+                f"| {r['variant']} | {r['side']} | {r['fraction']:.2f} | {cell} | "
+                + ", ".join(f"s{s} {v:.2f}" for s, v in by_seed.items())
+                + " |"
+                for r in agreement
+                for cell, by_seed in r.get("track", {}).items()
+            ),
         )
     if truth:
         _table(
@@ -742,6 +767,10 @@ def main(argv: list[str] | None = None) -> int:
         help="report: map the mean of each seed's last N checkpoints up to each point",
     )  # fmt: skip
     parser.add_argument(
+        "--track", nargs="+", default=[], metavar="CELL",
+        help="report: each seed's value of these first moves at each share of the cap",
+    )  # fmt: skip
+    parser.add_argument(
         "--arbiter", type=int, default=0,
         help="report: games a cell and ordered pair of seeds where seeds decide oppositely",
     )  # fmt: skip
@@ -752,7 +781,7 @@ def main(argv: list[str] | None = None) -> int:
         report(
             args.runs.resolve(), args.sides, args.seeds, args.simulations, args.plot,
             [row_name(v, args.beyond) for v in args.variants], args.duel, args.elo,
-            args.record, args.mean, args.arbiter, args.against,
+            args.record, args.mean, args.arbiter, args.against, tuple(args.track),
         )  # fmt: skip
     return 0
 

@@ -166,6 +166,29 @@ def test_a_row_is_reported_beside_today_and_duels_today_s_nets(sweep, tmp_path, 
     assert sorted(by_share) == ["side 5", "side 5, gumbel"]
 
 
+def test_tracked_cells_follow_each_seed_s_value_along_the_cap(sweep, tmp_path, capsys):
+    for seed in (0, 1):
+        _tiny_run(tmp_path / f"side5-s{seed}", 5, seed, minutes=10.0, iteration=25)
+        _tiny_run(tmp_path / f"side5-s{seed}", 5, seed)
+    record = tmp_path / "record.json"
+    sweep.report(tmp_path, [5], [0, 1], 8, None, record=record, track=("c3", "b2"))
+    out = capsys.readouterr().out
+    board = sweep.Board(5)
+    maps = json.loads(record.read_text())["maps"]
+    rows = json.loads((tmp_path / "report.json").read_text())["agreement"]
+    assert [sorted(row["track"]) for row in rows] == [["b2", "c3"], ["b2", "c3"]]
+    for row in rows:  # each tracked value is the seed's map there, at that cell
+        for name, by_seed in row["track"].items():
+            for seed, v in by_seed.items():
+                (entry,) = [
+                    e for e in maps if e["seed"] == int(seed) and e["fraction"] == row["fraction"]
+                ]
+                assert v == round(entry["v"][board.parse_action(name)], 3)
+                assert f"| today | 5 | {row['fraction']:.2f} | {name} | s0 " in out
+    with pytest.raises(ValueError, match="--track takes cells"):
+        sweep.report(tmp_path, [5], [0, 1], 8, None, track=("swap",))
+
+
 def test_the_arbiter_plays_out_each_opposite_mirror_pair_once_among_the_seeds(
     sweep, tmp_path, capsys
 ):
