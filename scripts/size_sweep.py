@@ -8,8 +8,9 @@ side, each to a CPU cap scaled by the board, then the seeds' agreement and the t
     python scripts/size_sweep.py train --sides 6 --variants today gumbel no_resign   # ablation
     python scripts/size_sweep.py report --sides 6 --variants today gumbel no_resign --duel 40
 
-``train`` starts each run of ``--sides`` x ``--seeds`` (or resumes it, in a later sitting) and
-trains it to its cap: ``CAP_MINUTES * (cells / 35) ** CAP_POWER`` CPU-minutes, 20 on side 5 (where
+``train`` starts each run of ``--sides`` x ``--seeds`` (or resumes it, in a later sitting; a run at
+its cap already is passed over) and trains it to its cap: ``CAP_MINUTES * (cells / 35) **
+CAP_POWER`` CPU-minutes, 20 on side 5 (where
 a 20-CPU-minute net of the recipe gets every exact swap decision right), 41 on side 6, 75 on side
 7 and 125 on side 8: the growth from side 5's 20 minutes to side 10's plateau at about five
 CPU-hours. The recipe is the side-10 long runs' (``experiment=trapy_cpu model=small
@@ -171,6 +172,14 @@ def train_command(
     return [str(Path(sys.executable).with_name("trapy-train")), *overrides]
 
 
+def trained_minutes(run: Path) -> float:
+    """The CPU-minutes the run in folder ``run`` has trained (0 before its first checkpoint)."""
+    latest = run / CHECKPOINT_DIR / "latest.pt"
+    if not latest.is_file():
+        return 0.0
+    return float((load_checkpoint(latest).get("clock") or {}).get("cpu_seconds", 0.0)) / 60
+
+
 def train(
     runs: Path,
     sides: list[int],
@@ -183,6 +192,9 @@ def train(
     jobs = [(side, variant, seed) for side in sides for variant in variants for seed in seeds]
     for side, variant, seed in jobs[index - 1 :: count]:
         name = run_name(side, seed, row_name(variant, beyond))
+        if (done := trained_minutes(runs / name)) >= beyond * cap_minutes(side):
+            print(f"{name}: trained to {done:.1f} CPU-minutes already, on to the next", flush=True)
+            continue
         command = train_command(runs, side, seed, beyond, variant)
         log = runs / f"{name}.log"
         print(f"{name}: {' '.join(command[1:])} (log: {log})", flush=True)

@@ -73,6 +73,20 @@ def test_the_report_compares_seeds_and_scores_the_truth(sweep, tmp_path, capsys)
     assert (tmp_path / "sweep.png").stat().st_size > 10_000
 
 
+def test_a_run_already_at_its_cap_is_passed_over_and_the_next_one_trains(
+    sweep, tmp_path, monkeypatch, capsys
+):
+    _tiny_run(tmp_path / "side5-s0", 5, 0, minutes=20.0)  # at side 5's cap
+    _tiny_run(tmp_path / "side5-s1", 5, 1, minutes=12.0)  # stopped short of it
+    called = []
+    monkeypatch.setattr(sweep.subprocess, "call", lambda command, **_: called.append(command) or 0)
+    assert sweep.train(tmp_path, [5], [0, 1, 2], (1, 1), 1.0) == 0
+    assert len(called) == 2 and all(c[:3] == ["nice", "-n", "19"] for c in called)
+    assert called[0][4:] == [f"resume={tmp_path / 'side5-s1'}", "minutes=20"]
+    assert f"hydra.run.dir={tmp_path / 'side5-s2'}" in called[1]
+    assert "side5-s0: trained to 20.0 CPU-minutes already" in capsys.readouterr().out
+
+
 def test_a_bad_part_is_one_clear_error(sweep):
     with pytest.raises(SystemExit):
         sweep.main(["train", "--part", "3/2"])
