@@ -10,18 +10,18 @@ side, each to a CPU cap scaled by the board, then the seeds' agreement and the t
 
 ``train`` starts each run of ``--sides`` x ``--seeds`` (or resumes it, in a later sitting; a run at
 its cap already is passed over) and trains it to its cap: ``CAP_MINUTES * (cells / 35) **
-CAP_POWER`` CPU-minutes, 20 on side 5 (where
-a 20-CPU-minute net of the recipe gets every exact swap decision right), 41 on side 6, 75 on side
-7 and 125 on side 8: the growth from side 5's 20 minutes to side 10's plateau at about five
-CPU-hours. The recipe is the side-10 long runs' (``experiment=trapy_cpu model=small
-selfplay.post_swap_samples=true``) without the curriculum, a checkpoint every 25 iterations.
-Each run is a folder ``RUNS/sideN-sK``; runs go under ``nice`` at the lowest priority.
-``--variants`` trains the ablation's rows (`VARIANTS`: the recipe with one thing changed, in
-folders ``RUNS/sideN-VARIANT-sK``) at the same CPU cap: equal CPU time, three seeds a row. Rows
-joined by ``+`` are the recipe with each of their changes (``cosine_lr+value_q``: a change on top
-of one the recipe adopted, asked against the adopted row with ``--against cosine_lr``). A
-row whose learning rate spans the run's clock (`CLOCK_ROWS`) trained to ``--beyond B`` caps is
-a run of its own, ``VARIANT-toB`` in folders and the record (``report --beyond B`` reads it).
+CAP_POWER`` CPU-minutes, 20 on side 5 (where a 20-CPU-minute net of the recipe gets every exact
+swap decision right), 41 on side 6, 75 on side 7 and 125 on side 8: the growth from side 5's 20
+minutes to side 10's plateau at about five CPU-hours. The recipe is the side-10 long runs'
+(``experiment=trapy_cpu model=small selfplay.post_swap_samples=true``) without the curriculum, a
+checkpoint every 25 iterations. Each run is a folder ``RUNS/sideN-sK``; runs go under ``nice`` at
+the lowest priority. ``--variants`` trains the ablation's rows (`VARIANTS`: the recipe with one
+thing changed, in folders ``RUNS/sideN-VARIANT-sK``) at the same CPU cap: equal CPU time, three
+seeds a row. Rows joined by ``+`` are the recipe with each of their changes (``cosine_lr+value_q``:
+a change on top of one the recipe adopted, asked against the adopted row with ``--against
+cosine_lr``). A row whose learning rate spans the run's clock (`CLOCK_ROWS`) trained to ``--beyond
+B`` caps is a run of its own, ``VARIANT-toB`` in folders and the record (``report --beyond B``
+reads it).
 
 ``report`` compares, on each side, the seeds' opening maps by search (800 simulations an opening,
 `trapy_rl.analysis.learned`) at four points of the cap (the checkpoint of each seed nearest a
