@@ -414,7 +414,7 @@ def duel_rows(
     row's): ``games`` games a pair of seeds at `DUEL_SIMULATIONS` simulations, from the side's
     start positions, colours exchanged."""
     board, rows = Board(side), []
-    today = {s: found[-1] for s in seeds if (found := checkpoints(runs, side, s, against))}
+    bases = {s: found[-1] for s in seeds if (found := checkpoints(runs, side, s, against))}
     starts = load_starts(board)
     for variant in variants:
         if variant == against:
@@ -422,12 +422,12 @@ def duel_rows(
         nets = {s: found[-1] for s in seeds if (found := checkpoints(runs, side, s, variant))}
         wins = played = 0
         for i, (seed, (_, net)) in enumerate(nets.items()):
-            for j, (other, (_, base)) in enumerate(today.items()):
+            for j, (other, (_, base)) in enumerate(bases.items()):
                 spec_a, spec_b = (f"mcts:{p}:{DUEL_SIMULATIONS}" for p in (net, base))
                 agent_a = parse_agent(spec_a, board=board, seed=seed)
                 agent_b = parse_agent(spec_b, board=board, seed=other)
                 match = play_match(agent_a, agent_b, num_games=games, board=board,
-                                   seed=i * len(today) + j, starts=starts)  # fmt: skip
+                                   seed=i * len(bases) + j, starts=starts)  # fmt: skip
                 wins, played = wins + match.wins, played + match.games
         if played:
             low, high = wilson_interval(wins, played)
