@@ -106,6 +106,9 @@ VARIANTS: dict[str, tuple[str, ...]] = {
     "cosine_lr": ("optim.lr_schedule=cosine",),  # the learning rate decays to 0 over the cap
     "no_resign": ("selfplay.resign_threshold=-1",),
     "no_random_starts": ("selfplay.random_opening_share=0", "selfplay.swap_coin_share=0"),
+    # A random opening runs 1 to 13 drawn moves: the net meets positions of random stones, as
+    # the solved test sets' (13 stones on side 5's 35 cells), not only those self-play reaches.
+    "random_runs": ("selfplay.random_opening_moves=13",),
     # KataGo's playout cap: a quarter of the moves searched at 4x today's 32 simulations and
     # recorded, the rest at 8 and not, with forced playouts and policy target pruning.
     "playout_cap": (

@@ -415,6 +415,67 @@ def test_random_openings_spread_the_first_stone_the_search_would_put_on_one_cell
         SelfPlaySettings(random_opening_share=-0.1)
 
 
+class TopCellEvaluator(UniformEvaluator):
+    """A uniform prior but for the highest free cell, whose logit is +20: the search always
+    plays there (the swap, the last action, stays at 0)."""
+
+    def __call__(self, batch, games):
+        logits, values = super().__call__(batch, games)
+        cells = np.isfinite(logits[:, :-1])
+        top = cells.shape[1] - 1 - cells[:, ::-1].argmax(axis=1)
+        logits[np.arange(len(games)), top] = 20.0
+        return logits, values
+
+
+def searched_plies(board, moves):
+    """The plies of a game whose move is `TopCellEvaluator`'s choice: the highest free cell."""
+    state, plies = GameState(board), []
+    for ply, action in enumerate(moves):
+        if action == np.flatnonzero(state.legal_mask()[:-1]).max():
+            plies.append(ply)
+        state.play(action)
+    return plies
+
+
+@pytest.mark.parametrize("longest", [1, 4])
+def test_long_random_openings_draw_their_first_moves_then_the_search_plays(longest):
+    """With ``random_opening_moves`` k, a random opening's drawn moves are its first 1 to k;
+    every later move is the search's. A drawn move is the search's own one time in 35 or so,
+    so a game's drawn run shows as the moves before its last move off the search's choice."""
+    board = Board(5)
+    selfplay = make_selfplay(
+        board,
+        num_games=64,
+        evaluator=TopCellEvaluator(),
+        random_opening_share=1.0,
+        random_opening_moves=longest,
+        temperature_moves=0,
+    )
+    result = selfplay.play(36, seed=11)
+    runs = []
+    for record in result.records[:64]:
+        off = sorted(set(range(len(record.moves))) - set(searched_plies(board, record.moves)))
+        runs.append(off[-1] + 1 if off else 0)
+    runs = np.array(runs)
+    assert runs.max() <= longest
+    for length in range(2, longest + 1):  # 16 games a length of 4: each is seen
+        assert (runs == length).sum() >= 5, (length, np.bincount(runs))
+    assert (runs >= 1).mean() > 0.9  # ply 0 is drawn in every game
+
+
+def test_a_state_round_trip_inside_long_random_openings_is_identical():
+    board = Board(5)
+    options = {"random_opening_share": 1.0, "random_opening_moves": 6}
+    first = make_selfplay(board, seed=3, **options)
+    first.play(3, seed=3)  # every game inside its drawn run or just past it
+    second = make_selfplay(board, seed=99, **options)
+    second.load_state_dict(first.state_dict())
+    a, b = first.play(30, seed=5), second.play(30, seed=5)
+    assert [r.moves for r in a.records] == [r.moves for r in b.records]
+    with pytest.raises(ValueError, match="random_opening_moves"):
+        SelfPlaySettings(random_opening_moves=0)
+
+
 def test_ownership_targets_are_the_final_stones_of_games_played_out():
     """Each position's target is the game's final stones from its mover's view, checked
     against the reference rules; resigned games' positions are not targets."""

@@ -42,6 +42,7 @@ import numpy as np
 from trapy_rl.game.batch import BatchGame
 from trapy_rl.game.board import Board
 from trapy_rl.game.planes import NUM_PLANES, PLANE_NAMES, encode_planes
+from trapy_rl.game.sampling import random_legal_actions
 from trapy_rl.mcts.policies import select_actions, select_opening_actions
 from trapy_rl.mcts.search import MCTS, Evaluator
 from trapy_rl.mcts.settings import SearchSettings
@@ -231,6 +232,7 @@ class SelfPlay:
         self._playout = np.zeros(num_games, bool)  # [B] resignation disabled
         self._would_resign = np.zeros(num_games, np.int8)  # [B] player, 0 none
         self._min_values = np.ones((num_games, 2), np.float32)  # [B, 2] blue's, yellow's
+        self._random_moves = np.zeros(num_games, np.int16)  # [B] a random opening's length
         self.resign_threshold = float(settings.resign_threshold)
         rng = np.random.default_rng(seed)
         self._playout[:] = rng.random(num_games) < settings.resign_playout_fraction
@@ -284,10 +286,11 @@ class SelfPlay:
                 actions = move.selected_actions
             else:
                 actions = select_opening_actions(visits, ply, self.settings.temperature_moves, rng)
+            drawn = np.zeros(self.num_games, bool)
             if self.settings.random_opening_share > 0:
-                actions = self._draw_random_openings(actions, rng)
+                actions, drawn = self._draw_random_openings(actions, rng)
             if self.settings.swap_coin_share > 0:
-                actions = self._toss_swap_coins(actions, visits, rng)
+                actions = self._toss_swap_coins(actions, visits, ~drawn, rng)
             if resign.any():
                 batch.resign(resign)
             batch.step(actions)  # games just resigned are over and ignore theirs
@@ -313,25 +316,44 @@ class SelfPlay:
         )
         return SelfPlayResult(samples, records, stats)
 
-    def _draw_random_openings(self, actions: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    def _draw_random_openings(
+        self, actions: np.ndarray, rng: np.random.Generator
+    ) -> tuple[np.ndarray, np.ndarray]:
         """The first stone on a uniformly drawn cell in the share ``random_opening_share`` of
-        the games about to play it; the others keep the search's move.
+        the games about to play it, and with ``random_opening_moves`` > 1 the random run of
+        moves after it that each such game drew; the others keep the search's move.
 
         Args:
             actions: [B] int64, the moves chosen by the search; not modified.
             rng: the call's random generator.
 
         Returns:
-            [B] int64, the moves to play.
+            [B] int64, the moves to play; [B] bool, the games whose move was drawn.
         """
-        opening = np.flatnonzero(self.batch.move_count == 0)
+        count = self.batch.move_count
+        opening = np.flatnonzero(count == 0)
         drawn = opening[rng.random(len(opening)) < self.settings.random_opening_share]
         actions = actions.copy()
         actions[drawn] = rng.integers(self.board.num_cells, size=len(drawn))  # all cells free
-        return actions
+        longest = self.settings.random_opening_moves
+        if longest > 1:
+            self._random_moves[opening] = 0
+            self._random_moves[drawn] = rng.integers(1, longest + 1, size=len(drawn))
+            going = np.flatnonzero((count > 0) & (count < self._random_moves))
+            if len(going):
+                legal = self.batch.legal_mask()[going]
+                actions[going] = random_legal_actions(legal, rng)
+            drawn = np.concatenate([drawn, going])
+        mask = np.zeros(self.num_games, bool)
+        mask[drawn] = True
+        return actions, mask
 
     def _toss_swap_coins(
-        self, actions: np.ndarray, visits: np.ndarray, rng: np.random.Generator
+        self,
+        actions: np.ndarray,
+        visits: np.ndarray,
+        searched: np.ndarray,
+        rng: np.random.Generator,
     ) -> np.ndarray:
         """Move two's swap decision by a fair coin in the share ``swap_coin_share`` of the games
         making it: heads swaps, tails plays on (the search's move, or where the search chose
@@ -342,12 +364,14 @@ class SelfPlay:
         Args:
             actions: [B] int64, the moves chosen by the search; not modified.
             visits: [B, A] the searches' root visit counts.
+            searched: [B] bool, the games whose move is the search's (a random opening's
+                drawn move is left as drawn).
             rng: the call's random generator.
 
         Returns:
             [B] int64, the moves to play.
         """
-        deciding = np.flatnonzero(self.batch.swap_allowed)
+        deciding = np.flatnonzero(self.batch.swap_allowed & searched)
         tossed = deciding[rng.random(len(deciding)) < self.settings.swap_coin_share]
         heads = rng.random(len(tossed)) < 0.5
         swap = self.board.swap_action
@@ -502,6 +526,7 @@ class SelfPlay:
             "playout": self._playout.copy(),
             "would_resign": self._would_resign.copy(),
             "min_values": self._min_values.copy(),
+            "random_moves": self._random_moves.copy(),
             "resign_threshold": self.resign_threshold,
         }
 
@@ -543,3 +568,5 @@ class SelfPlay:
         # Checkpoints written before these were kept: every minimum unknown, the first threshold.
         self._min_values[:] = np.asarray(state.get("min_values", 1.0), dtype=np.float32)
         self.resign_threshold = float(state.get("resign_threshold", self.resign_threshold))
+        # Checkpoints written before random openings had a length: one drawn move, played.
+        self._random_moves[:] = np.asarray(state.get("random_moves", 0), dtype=np.int16)
