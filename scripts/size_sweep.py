@@ -109,6 +109,9 @@ VARIANTS: dict[str, tuple[str, ...]] = {
     # A random opening runs 1 to 13 drawn moves: the net meets positions of random stones, as
     # the solved test sets' (13 stones on side 5's 35 cells), not only those self-play reaches.
     "random_runs": ("selfplay.random_opening_moves=13",),
+    # The same in half the random openings: the others draw the first stone alone, as today's,
+    # which the opening map's positions follow (random_runs lost two exact swap decisions).
+    "random_runs_half": ("selfplay.random_opening_moves=13", "selfplay.random_run_share=0.5"),
     # KataGo's playout cap: a quarter of the moves searched at 4x today's 32 simulations and
     # recorded, the rest at 8 and not, with forced playouts and policy target pruning.
     "playout_cap": (

@@ -437,11 +437,12 @@ def searched_plies(board, moves):
     return plies
 
 
-@pytest.mark.parametrize("longest", [1, 4])
-def test_long_random_openings_draw_their_first_moves_then_the_search_plays(longest):
-    """With ``random_opening_moves`` k, a random opening's drawn moves are its first 1 to k;
-    every later move is the search's. A drawn move is the search's own one time in 35 or so,
-    so a game's drawn run shows as the moves before its last move off the search's choice."""
+@pytest.mark.parametrize(("longest", "run_share"), [(1, 1.0), (4, 1.0), (4, 0.5)])
+def test_long_random_openings_draw_their_first_moves_then_the_search_plays(longest, run_share):
+    """With ``random_opening_moves`` k, a random opening's drawn moves are its first 1 to k
+    (in the share ``random_run_share`` of them, the first alone in the others); every later
+    move is the search's. A drawn move is the search's own one time in 35 or so, so a game's
+    drawn run shows as the moves before its last move off the search's choice."""
     board = Board(5)
     selfplay = make_selfplay(
         board,
@@ -449,6 +450,7 @@ def test_long_random_openings_draw_their_first_moves_then_the_search_plays(longe
         evaluator=TopCellEvaluator(),
         random_opening_share=1.0,
         random_opening_moves=longest,
+        random_run_share=run_share,
         temperature_moves=0,
     )
     result = selfplay.play(36, seed=11)
@@ -458,9 +460,12 @@ def test_long_random_openings_draw_their_first_moves_then_the_search_plays(longe
         runs.append(off[-1] + 1 if off else 0)
     runs = np.array(runs)
     assert runs.max() <= longest
-    for length in range(2, longest + 1):  # 16 games a length of 4: each is seen
-        assert (runs == length).sum() >= 5, (length, np.bincount(runs))
+    for length in range(2, longest + 1):  # 16 games a length of 4 (8 at half): each is seen
+        assert (runs == length).sum() >= 5 * run_share, (length, np.bincount(runs))
     assert (runs >= 1).mean() > 0.9  # ply 0 is drawn in every game
+    if longest > 1:  # run on: 48 games of 64 at the full share, 24 at half
+        low, high = (36, 56) if run_share == 1.0 else (12, 36)
+        assert low <= (runs >= 2).sum() <= high, np.bincount(runs)
 
 
 def test_a_state_round_trip_inside_long_random_openings_is_identical():
@@ -474,6 +479,8 @@ def test_a_state_round_trip_inside_long_random_openings_is_identical():
     assert [r.moves for r in a.records] == [r.moves for r in b.records]
     with pytest.raises(ValueError, match="random_opening_moves"):
         SelfPlaySettings(random_opening_moves=0)
+    with pytest.raises(ValueError, match="random_run_share"):
+        SelfPlaySettings(random_run_share=1.5)
 
 
 def test_ownership_targets_are_the_final_stones_of_games_played_out():

@@ -321,7 +321,8 @@ class SelfPlay:
     ) -> tuple[np.ndarray, np.ndarray]:
         """The first stone on a uniformly drawn cell in the share ``random_opening_share`` of
         the games about to play it, and with ``random_opening_moves`` > 1 the random run of
-        moves after it that each such game drew; the others keep the search's move.
+        moves after it that each such game drew (in the share ``random_run_share`` of them);
+        the others keep the search's move.
 
         Args:
             actions: [B] int64, the moves chosen by the search; not modified.
@@ -338,7 +339,10 @@ class SelfPlay:
         longest = self.settings.random_opening_moves
         if longest > 1:
             self._random_moves[opening] = 0
-            self._random_moves[drawn] = rng.integers(1, longest + 1, size=len(drawn))
+            runs = rng.integers(1, longest + 1, size=len(drawn))
+            if self.settings.random_run_share < 1:
+                runs[rng.random(len(drawn)) >= self.settings.random_run_share] = 1
+            self._random_moves[drawn] = runs
             going = np.flatnonzero((count > 0) & (count < self._random_moves))
             if len(going):
                 legal = self.batch.legal_mask()[going]

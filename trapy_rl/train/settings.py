@@ -120,11 +120,12 @@ class SelfPlaySettings:
     on the games after every opening, not only the few its self-play settles on (the two
     shipped side-10 nets' own draws open on 8 and 23 of the 145 cells, 83% of one's games on
     f9; the opening map asks about all of them). The position's policy target stays the search's.
-    With ``random_opening_moves`` k > 1, such a game plays its first j moves at random, j drawn
-    from 1 to k when it starts: the toolkit's random play (`trapy_rl.game.sampling`, the swap
-    taken with probability 1/2), so that the net also meets positions no search would reach,
-    as the solved test sets' random positions are. Each position before a drawn move keeps the
-    search's policy target and the game's outcome, as the first.
+    With ``random_opening_moves`` k > 1, the share ``random_run_share`` of such games play their
+    first j moves at random, j drawn from 1 to k when the game starts: the toolkit's random
+    play (`trapy_rl.game.sampling`, the swap taken with probability 1/2), so that the net also
+    meets positions no search would reach, as the solved test sets' random positions are; the
+    others draw the first stone alone. Each position before a drawn move keeps the search's
+    policy target and the game's outcome, as the first.
 
     Post-swap samples: with ``post_swap_samples``, each game whose swap was declined also
     trains the position after the swap: the position after ``c, swap`` is, in the mover's
@@ -150,6 +151,7 @@ class SelfPlaySettings:
     swap_coin_share: float = 0.0  # games whose swap decision is a fair coin
     random_opening_share: float = 0.0  # games whose first stone is on a uniformly drawn cell
     random_opening_moves: int = 1  # a random opening's longest run of drawn moves
+    random_run_share: float = 1.0  # random openings that run on (with moves > 1)
     post_swap_samples: bool = False  # declined swaps also train the position after the swap
 
     def __post_init__(self) -> None:
@@ -186,6 +188,8 @@ class SelfPlaySettings:
                self.random_opening_share)  # fmt: skip
         _check(p, "random_opening_moves", self.random_opening_moves >= 1, ">= 1",
                self.random_opening_moves)  # fmt: skip
+        _check(p, "random_run_share", 0 <= self.random_run_share <= 1, "in [0, 1]",
+               self.random_run_share)  # fmt: skip
         if self.resign_false_rate > 0 and self.resign_playout_fraction == 0:
             p.append("resign_false_rate needs played-out games: resign_playout_fraction > 0")
         _raise(p, "selfplay")
